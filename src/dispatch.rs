@@ -1,0 +1,433 @@
+//! Dispatch: a static method table, and the [`Server`] that runs a message through
+//! scan → envelope → dispatch → write.
+//!
+//! # Contract
+//!
+//! [`Server::handle`] takes any input bytes and any output buffer. It never panics
+//! (handlers aside: a handler that panics is the caller's bug), never allocates, and
+//! its output is always either nothing (a notification, a batch of them) or one
+//! complete JSON-RPC reply: a response object, or a batch array of them. A reply that
+//! does not fit is rolled back and replaced by `-32603` with the same id; if even that
+//! does not fit, nothing is written and [`OutputTooSmall`] is returned.
+
+use core::fmt;
+
+use crate::envelope::{self, Batch, Call, Envelope};
+use crate::error::{code, InvalidRequest, RpcError};
+use crate::id::Id;
+use crate::limits::Limits;
+use crate::params::Params;
+use crate::raw::RawStr;
+use crate::scan::{ScanError, ScanErrorKind};
+use crate::write::{Message, ResultWriter, WriteError};
+
+/// A method handler: gets the context, the params, and a writer for its result.
+///
+/// It writes one JSON value as its result (or nothing, for `null`) and returns `Ok`,
+/// or returns an [`RpcError`], whose `data` and `message` may borrow from the params.
+/// For a notification the same handler runs with a writer that drops its result.
+pub type Handler<C> =
+    for<'p> fn(&mut C, Params<'p>, &mut ResultWriter<'_>) -> Result<(), RpcError<'p>>;
+
+/// One row of a method table: a name and its handler.
+pub struct Method<C: 'static> {
+    name: &'static str,
+    handler: Handler<C>,
+}
+
+impl<C> Method<C> {
+    /// A row of a method table.
+    pub const fn new(name: &'static str, handler: Handler<C>) -> Self {
+        Self { name, handler }
+    }
+
+    /// The method's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+impl<C> Clone for Method<C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C> Copy for Method<C> {}
+
+impl<C> fmt::Debug for Method<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Method").field(&self.name).finish()
+    }
+}
+
+/// A method table fixed at compile time.
+///
+/// Build it in a `const` or `static` (the [`method_table!`](crate::method_table) macro
+/// does): a name given twice, or a name that starts with `rpc.` (reserved by the
+/// specification), then fails the build.
+///
+/// ```compile_fail
+/// use jsonrpc_slice::{method_table, MethodTable, Params, ResultWriter, RpcError};
+///
+/// fn a<'p>(_: &mut (), _: Params<'p>, _: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+///     Ok(())
+/// }
+/// static TABLE: MethodTable<()> = method_table! { "a" => a, "a" => a };
+/// ```
+pub struct MethodTable<C: 'static> {
+    methods: &'static [Method<C>],
+}
+
+impl<C> Clone for MethodTable<C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C> Copy for MethodTable<C> {}
+
+impl<C> fmt::Debug for MethodTable<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.methods).finish()
+    }
+}
+
+const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn reserved(name: &[u8]) -> bool {
+    name.len() >= 4 && name[0] == b'r' && name[1] == b'p' && name[2] == b'c' && name[3] == b'.'
+}
+
+impl<C> MethodTable<C> {
+    /// A table of `methods`.
+    ///
+    /// # Panics
+    ///
+    /// If two methods share a name, or a name starts with `rpc.`. In a `const` or
+    /// `static` initializer that panic is a compile error, which is where tables belong.
+    pub const fn new(methods: &'static [Method<C>]) -> Self {
+        let mut i = 0;
+        while i < methods.len() {
+            let name = methods[i].name.as_bytes();
+            if reserved(name) {
+                panic!("method names that start with `rpc.` are reserved by JSON-RPC 2.0");
+            }
+            let mut j = i + 1;
+            while j < methods.len() {
+                if same_bytes(name, methods[j].name.as_bytes()) {
+                    panic!("a method name appears twice in the method table");
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        Self { methods }
+    }
+
+    /// The rows of the table.
+    pub const fn methods(&self) -> &'static [Method<C>] {
+        self.methods
+    }
+
+    /// The handler for `name` (escapes in it decoded), if the table has one.
+    pub fn find(&self, name: RawStr<'_>) -> Option<Handler<C>> {
+        let raw = name.as_raw();
+        if raw.contains(&b'\\') {
+            return self
+                .methods
+                .iter()
+                .find(|m| name.eq_str(m.name))
+                .map(|m| m.handler);
+        }
+        self.methods
+            .iter()
+            .find(|m| m.name.as_bytes() == raw)
+            .map(|m| m.handler)
+    }
+}
+
+/// Builds a [`MethodTable`] from `"name" => handler` rows, checked at compile time when
+/// used in a `const` or `static`.
+///
+/// ```
+/// use jsonrpc_slice::{method_table, MethodTable, Params, ResultWriter, RpcError};
+///
+/// struct Counter(u64);
+///
+/// fn bump<'p>(c: &mut Counter, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+///     c.0 += 1;
+///     Ok(out.u64(c.0)?)
+/// }
+///
+/// static TABLE: MethodTable<Counter> = method_table! { "bump" => bump };
+/// assert_eq!(TABLE.methods().len(), 1);
+/// ```
+#[macro_export]
+macro_rules! method_table {
+    ($($name:expr => $handler:expr),* $(,)?) => {
+        $crate::MethodTable::new(&[$($crate::Method::new($name, $handler)),*])
+    };
+}
+
+/// The output buffer cannot hold even the error reply that replaces a reply too large
+/// for it. Nothing was written.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct OutputTooSmall;
+
+impl fmt::Display for OutputTooSmall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("output buffer too small for an error reply")
+    }
+}
+
+impl core::error::Error for OutputTooSmall {}
+
+/// A JSON-RPC 2.0 server: a method table and the limits it applies.
+///
+/// ```
+/// use jsonrpc_slice::{demo, Server};
+///
+/// static SERVER: Server<()> = Server::new(demo::TABLE);
+/// let mut out = [0u8; 256];
+/// let reply = SERVER.handle(&mut (), br#"{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"}"#, &mut out)?;
+/// assert_eq!(reply, br#"{"jsonrpc":"2.0","result":7,"id":"1"}"#);
+/// # Ok::<(), jsonrpc_slice::OutputTooSmall>(())
+/// ```
+pub struct Server<C: 'static> {
+    table: MethodTable<C>,
+    limits: Limits,
+}
+
+impl<C> fmt::Debug for Server<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("table", &self.table)
+            .field("limits", &self.limits)
+            .finish()
+    }
+}
+
+impl<C> Server<C> {
+    /// A server for `table` with [`Limits::DEFAULT`].
+    pub const fn new(table: MethodTable<C>) -> Self {
+        Self {
+            table,
+            limits: Limits::DEFAULT,
+        }
+    }
+
+    /// The same server with other limits.
+    pub const fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits in force.
+    pub const fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The method table.
+    pub const fn table(&self) -> &MethodTable<C> {
+        &self.table
+    }
+
+    /// Handles one message: parses `input`, calls the handlers, and writes the reply
+    /// into `output`. Returns the reply, which is empty when nothing is to be sent
+    /// (a notification, or a batch of them).
+    pub fn handle<'o>(
+        &self,
+        ctx: &mut C,
+        input: &[u8],
+        output: &'o mut [u8],
+    ) -> Result<&'o [u8], OutputTooSmall> {
+        let mut w = ResultWriter::new(output);
+        let done = match envelope::parse(input, &self.limits) {
+            Err(e) => self.parse_error(&mut w, e),
+            Ok(Envelope::Single(call)) => self.answer(ctx, call, &mut w),
+            Ok(Envelope::Batch(batch)) => self.batch(ctx, batch, &mut w),
+        };
+        match done {
+            Ok(()) => Ok(w.into_written()),
+            Err(_) => Err(OutputTooSmall),
+        }
+    }
+
+    fn parse_error(&self, w: &mut ResultWriter<'_>, e: ScanError) -> Result<(), WriteError> {
+        let message = match e.kind {
+            ScanErrorKind::TooDeep => Message::with(
+                "Parse error: nesting deeper than ",
+                self.limits.max_depth as usize,
+                "",
+            ),
+            _ => Message::plain("Parse error"),
+        };
+        let mark = w.mark();
+        w.error_reply(Id::NULL, code::PARSE_ERROR, message, None)
+            .inspect_err(|_| w.rollback(mark))
+    }
+
+    fn invalid_message(&self, reason: InvalidRequest) -> Message<'static> {
+        match reason {
+            InvalidRequest::BatchTooLarge => Message::with(
+                "Invalid Request: batch larger than ",
+                self.limits.max_batch,
+                " elements",
+            ),
+            InvalidRequest::IdTooLong => Message::with(
+                "Invalid Request: id longer than ",
+                self.limits.max_id_len,
+                " bytes",
+            ),
+            InvalidRequest::MethodTooLong => Message::with(
+                "Invalid Request: method longer than ",
+                self.limits.max_method_len,
+                " bytes",
+            ),
+            _ => Message::plain("Invalid Request"),
+        }
+    }
+
+    /// Writes the reply to one call (nothing for a notification). On overflow the
+    /// reply is replaced by `-32603`; if that does not fit either, nothing is left
+    /// written and `Err` is returned.
+    fn answer(
+        &self,
+        ctx: &mut C,
+        call: Call<'_>,
+        w: &mut ResultWriter<'_>,
+    ) -> Result<(), WriteError> {
+        let mark = w.mark();
+        let (id, written) = match call {
+            Call::Invalid { id, reason } => {
+                let message = self.invalid_message(reason);
+                (id, w.error_reply(id, code::INVALID_REQUEST, message, None))
+            }
+            Call::Request(req) => {
+                let handler = self.table.find(req.method);
+                let params = Params::new(req.params);
+                match (req.id, handler) {
+                    (None, None) => return Ok(()),
+                    (None, Some(handler)) => {
+                        w.set_live(false);
+                        w.begin_value();
+                        let _ = handler(ctx, params, w);
+                        w.set_live(true);
+                        return Ok(());
+                    }
+                    (Some(id), None) => {
+                        let message = Message::plain("Method not found");
+                        (id, w.error_reply(id, code::METHOD_NOT_FOUND, message, None))
+                    }
+                    (Some(id), Some(handler)) => (id, self.call(ctx, handler, params, id, w, mark)),
+                }
+            }
+        };
+        if written.is_ok() && !w.overflowed() {
+            return Ok(());
+        }
+        w.rollback(mark);
+        let message = Message::with("Internal error: reply larger than ", w.capacity(), " bytes");
+        w.error_reply(id, code::INTERNAL_ERROR, message, None)
+            .inspect_err(|_| w.rollback(mark))
+    }
+
+    /// Runs a handler for a request and writes its reply.
+    fn call(
+        &self,
+        ctx: &mut C,
+        handler: Handler<C>,
+        params: Params<'_>,
+        id: Id<'_>,
+        w: &mut ResultWriter<'_>,
+        mark: usize,
+    ) -> Result<(), WriteError> {
+        w.result_prefix()?;
+        w.begin_value();
+        let outcome = handler(ctx, params, w);
+        if w.overflowed() {
+            return Err(WriteError::BufferFull);
+        }
+        match outcome {
+            Err(e) => {
+                w.rollback(mark);
+                w.error_reply(id, e.code, Message::plain(e.message), e.data)
+            }
+            Ok(()) => match w.finish_value() {
+                Ok(true) => w.result_suffix(id),
+                Ok(false) => {
+                    w.push(b"null")?;
+                    w.result_suffix(id)
+                }
+                Err(_) => {
+                    w.rollback(mark);
+                    let message =
+                        Message::plain("Internal error: the handler wrote an incomplete result");
+                    w.error_reply(id, code::INTERNAL_ERROR, message, None)
+                }
+            },
+        }
+    }
+
+    /// Streams the replies of a batch, in request order, into one array (or nothing).
+    fn batch(
+        &self,
+        ctx: &mut C,
+        batch: Batch<'_>,
+        w: &mut ResultWriter<'_>,
+    ) -> Result<(), WriteError> {
+        let start = w.mark();
+        // Keep room for the closing `]`.
+        let old_end = w.set_end(w.capacity().saturating_sub(1));
+        let mut any = false;
+        let mut fits = w.push_byte(b'[').is_ok();
+        for call in batch {
+            if !fits {
+                break;
+            }
+            let before = w.mark();
+            if any && w.push_byte(b',').is_err() {
+                fits = false;
+                break;
+            }
+            let after_comma = w.mark();
+            fits = self.answer(ctx, call, w).is_ok();
+            if w.mark() == after_comma {
+                // A notification: no entry, and no comma for it.
+                w.rollback(before);
+            } else {
+                any = true;
+            }
+        }
+        w.set_end(old_end);
+        if !fits {
+            w.rollback(start);
+            let message = Message::with(
+                "Internal error: batch reply larger than ",
+                w.capacity(),
+                " bytes",
+            );
+            return w
+                .error_reply(Id::NULL, code::INTERNAL_ERROR, message, None)
+                .inspect_err(|_| w.rollback(start));
+        }
+        if !any {
+            w.rollback(start);
+            return Ok(());
+        }
+        w.push_byte(b']')
+    }
+}

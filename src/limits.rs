@@ -1,0 +1,72 @@
+//! Limits: named configuration, not magic numbers.
+//!
+//! Every limit here bounds the work or the memory one message can cost. Exceeding one
+//! gives a JSON-RPC error (never a panic, never a truncated reply) in constant stack,
+//! and the next message is served as usual.
+
+/// The limits one [`Server`](crate::Server) applies to each message.
+///
+/// ```
+/// use jsonrpc_slice::Limits;
+///
+/// // A microcontroller: shallow nesting, small batches.
+/// const MCU: Limits = Limits::DEFAULT.max_depth(16).max_batch(8);
+/// assert_eq!(MCU.max_depth, 16);
+/// assert_eq!(MCU.max_method_len, Limits::DEFAULT.max_method_len);
+/// ```
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Containers (objects and arrays, the envelope included) that may be open at
+    /// once; one more is `-32700` "Parse error: nesting deeper than N". At most
+    /// [`MAX_DEPTH_LIMIT`](crate::scan::MAX_DEPTH_LIMIT).
+    pub max_depth: u16,
+    /// Elements of one batch; more is one `-32600` for the whole batch, `"id":null`.
+    pub max_batch: usize,
+    /// Bytes of an `id` as received (quotes included); longer is `-32600`,
+    /// `"id":null`.
+    pub max_id_len: usize,
+    /// Bytes of a `method` string as received (escapes as sent, quotes excluded);
+    /// longer is `-32600` with the request's id.
+    pub max_method_len: usize,
+}
+
+impl Limits {
+    /// Host defaults: depth 128 (as serde_json), 1024 batch elements, ids and method
+    /// names up to 256 bytes.
+    pub const DEFAULT: Limits = Limits {
+        max_depth: crate::scan::DEFAULT_MAX_DEPTH,
+        max_batch: 1024,
+        max_id_len: 256,
+        max_method_len: 256,
+    };
+
+    /// The same limits with another nesting depth.
+    pub const fn max_depth(mut self, depth: u16) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    /// The same limits with another batch size.
+    pub const fn max_batch(mut self, elements: usize) -> Self {
+        self.max_batch = elements;
+        self
+    }
+
+    /// The same limits with another id length.
+    pub const fn max_id_len(mut self, bytes: usize) -> Self {
+        self.max_id_len = bytes;
+        self
+    }
+
+    /// The same limits with another method-name length.
+    pub const fn max_method_len(mut self, bytes: usize) -> Self {
+        self.max_method_len = bytes;
+        self
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}

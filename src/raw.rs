@@ -1,0 +1,563 @@
+//! Raw JSON views: [`RawJson`] (one checked JSON value) and [`RawStr`] (the inside of a
+//! JSON string, escapes as sent).
+//!
+//! # Contract
+//!
+//! A `RawJson` always holds exactly one complete, valid JSON value with no whitespace
+//! around it: the only ways to make one are [`RawJson::new`], which scans the bytes
+//! first, and the envelope parser, which has scanned the whole message. Its accessors
+//! walk the value lazily, iteratively and without allocation; they never panic, even
+//! on input they did not expect (they answer `None` or end the iteration instead).
+
+use core::fmt;
+
+use crate::scan::{self, hex_digit, ScanError};
+
+/// The kind of a JSON value, read from its first byte.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `{...}`
+    Object,
+    /// `[...]`
+    Array,
+    /// `"..."`
+    String,
+    /// `-1.5e3` and the like.
+    Number,
+    /// `true` or `false`.
+    Bool,
+    /// `null`.
+    Null,
+}
+
+/// One valid JSON value, borrowed from the input, exactly as received.
+///
+/// ```
+/// use jsonrpc_slice::{Kind, RawJson};
+///
+/// let v = RawJson::new(br#"{"name": "myself", "tags": [1, 2, 3]}"#)?;
+/// assert_eq!(v.kind(), Kind::Object);
+/// assert_eq!(v.get("name").and_then(|n| n.as_str()).map(|s| s.as_raw()), Some(&b"myself"[..]));
+/// assert_eq!(v.get("tags").and_then(|t| t.nth(2)).and_then(|n| n.as_i64()), Some(3));
+/// # Ok::<(), jsonrpc_slice::scan::ScanError>(())
+/// ```
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub struct RawJson<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> RawJson<'a> {
+    /// `null`.
+    pub const NULL: RawJson<'static> = RawJson { bytes: b"null" };
+
+    /// Checks that `bytes` is one JSON value (surrounding whitespace is trimmed off) with
+    /// at most [`scan::DEFAULT_MAX_DEPTH`] levels of nesting.
+    pub fn new(bytes: &'a [u8]) -> Result<Self, ScanError> {
+        let s = scan::Scanner::new(bytes, scan::DEFAULT_MAX_DEPTH);
+        let start = s.skip_ws(0);
+        let end = s.value(start, 0)?;
+        s.end(end)?;
+        Ok(Self::trusted(bytes.get(start..end).unwrap_or(b"null")))
+    }
+
+    /// Wraps bytes the caller has already scanned as one value.
+    #[inline]
+    pub(crate) const fn trusted(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The value's bytes, exactly as received.
+    #[inline]
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// What kind of value this is.
+    pub fn kind(&self) -> Kind {
+        match self.bytes.first() {
+            Some(b'{') => Kind::Object,
+            Some(b'[') => Kind::Array,
+            Some(b'"') => Kind::String,
+            Some(b't' | b'f') => Kind::Bool,
+            Some(b'n') => Kind::Null,
+            _ => Kind::Number,
+        }
+    }
+
+    /// `true` for `null`.
+    pub fn is_null(&self) -> bool {
+        self.kind() == Kind::Null
+    }
+
+    /// The boolean, if this is `true` or `false`.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.bytes {
+            b"true" => Some(true),
+            b"false" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is one (escapes still as sent; see [`RawStr`]).
+    pub fn as_str(&self) -> Option<RawStr<'a>> {
+        match self.bytes {
+            [b'"', inner @ .., b'"'] => Some(RawStr::trusted(inner)),
+            _ => None,
+        }
+    }
+
+    /// The number as an `i64`, if it is an integer lexeme (no fraction, no exponent)
+    /// that fits.
+    pub fn as_i64(&self) -> Option<i64> {
+        let (neg, digits) = match self.bytes {
+            [b'-', rest @ ..] => (true, rest),
+            rest => (false, rest),
+        };
+        if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        // Accumulate negatively so that i64::MIN fits.
+        let mut v: i64 = 0;
+        for &d in digits {
+            v = v.checked_mul(10)?.checked_sub((d - b'0') as i64)?;
+        }
+        if neg {
+            Some(v)
+        } else {
+            v.checked_neg()
+        }
+    }
+
+    /// The number as a `u64`, if it is a non-negative integer lexeme that fits.
+    pub fn as_u64(&self) -> Option<u64> {
+        if self.bytes.is_empty() || !self.bytes.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let mut v: u64 = 0;
+        for &d in self.bytes {
+            v = v.checked_mul(10)?.checked_add((d - b'0') as u64)?;
+        }
+        Some(v)
+    }
+
+    /// The number as the nearest `f64`, if this is a number.
+    pub fn as_f64(&self) -> Option<f64> {
+        if self.kind() != Kind::Number {
+            return None;
+        }
+        core::str::from_utf8(self.bytes).ok()?.parse().ok()
+    }
+
+    /// The elements, if this is an array (an empty iterator otherwise).
+    pub fn elements(&self) -> Elements<'a> {
+        Elements {
+            cursor: Cursor::open(self.bytes, b'['),
+        }
+    }
+
+    /// The members as `(key, value)` pairs, if this is an object (an empty iterator
+    /// otherwise). Duplicate keys are all yielded, in order.
+    pub fn members(&self) -> Members<'a> {
+        Members {
+            cursor: Cursor::open(self.bytes, b'{'),
+        }
+    }
+
+    /// The element at `index`, if this is an array that long.
+    pub fn nth(&self, index: usize) -> Option<RawJson<'a>> {
+        self.elements().nth(index)
+    }
+
+    /// The value of the first member whose key equals `key` (escapes decoded), if this
+    /// is an object.
+    pub fn get(&self, key: &str) -> Option<RawJson<'a>> {
+        self.members()
+            .find(|(k, _)| k.eq_str(key))
+            .map(|(_, value)| value)
+    }
+}
+
+impl fmt::Debug for RawJson<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawJson({})", self)
+    }
+}
+
+impl fmt::Display for RawJson<'_> {
+    /// Writes the value as received. (It is valid UTF-8 by construction.)
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match core::str::from_utf8(self.bytes) {
+            Ok(s) => f.write_str(s),
+            Err(_) => f.write_str("<invalid>"),
+        }
+    }
+}
+
+/// A walk over the inside of one container, trusting that it was scanned.
+#[derive(Clone)]
+struct Cursor<'a> {
+    b: &'a [u8],
+    /// Offset of the next item, or `b.len()` when done.
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn open(b: &'a [u8], opener: u8) -> Self {
+        let mut c = Cursor { b, i: b.len() };
+        if b.first() == Some(&opener) {
+            let i = c.ws(1);
+            if !matches!(b.get(i), Some(b']' | b'}') | None) {
+                c.i = i;
+            }
+        }
+        c
+    }
+
+    fn ws(&self, mut i: usize) -> usize {
+        while matches!(self.b.get(i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            i += 1;
+        }
+        i
+    }
+
+    /// Takes the value at the cursor, then steps past the separator after it.
+    fn take_value(&mut self) -> Option<RawJson<'a>> {
+        let start = self.i;
+        let end = skip_trusted(self.b, start);
+        let value = self.b.get(start..end)?;
+        let next = self.ws(end);
+        self.i = match self.b.get(next) {
+            Some(b',') => self.ws(next + 1),
+            _ => self.b.len(),
+        };
+        if value.is_empty() {
+            self.i = self.b.len();
+            return None;
+        }
+        Some(RawJson::trusted(value))
+    }
+
+    /// Takes a `"key":` at the cursor.
+    fn take_key(&mut self) -> Option<RawStr<'a>> {
+        let start = self.i;
+        let end = skip_trusted(self.b, start);
+        let key = match self.b.get(start..end)? {
+            [b'"', inner @ .., b'"'] => inner,
+            _ => {
+                self.i = self.b.len();
+                return None;
+            }
+        };
+        let colon = self.ws(end);
+        if self.b.get(colon) != Some(&b':') {
+            self.i = self.b.len();
+            return None;
+        }
+        self.i = self.ws(colon + 1);
+        Some(RawStr::trusted(key))
+    }
+
+    fn done(&self) -> bool {
+        self.i >= self.b.len()
+    }
+}
+
+/// The offset just past the value starting at `i` in already-scanned JSON. Iterative:
+/// containers are skipped by counting brackets outside strings. On bytes that are not
+/// valid JSON it still ends (at or before `b.len()`) without panicking.
+pub(crate) fn skip_trusted(b: &[u8], mut i: usize) -> usize {
+    match b.get(i) {
+        None => b.len(),
+        Some(b'"') => string_end_trusted(b, i),
+        Some(b'{' | b'[') => {
+            let mut depth: usize = 0;
+            loop {
+                match b.get(i) {
+                    None => return b.len(),
+                    Some(b'"') => i = string_end_trusted(b, i),
+                    Some(b'{' | b'[') => {
+                        depth += 1;
+                        i += 1;
+                    }
+                    Some(b'}' | b']') => {
+                        depth -= 1;
+                        i += 1;
+                        if depth == 0 {
+                            return i;
+                        }
+                    }
+                    Some(_) => i += 1,
+                }
+            }
+        }
+        Some(_) => {
+            while !matches!(
+                b.get(i),
+                None | Some(b',' | b']' | b'}' | b':' | b' ' | b'\n' | b'\r' | b'\t')
+            ) {
+                i += 1;
+            }
+            i
+        }
+    }
+}
+
+/// The offset just past the string whose opening quote is at `i`.
+fn string_end_trusted(b: &[u8], mut i: usize) -> usize {
+    i += 1;
+    loop {
+        match b.get(i) {
+            None => return b.len(),
+            Some(b'"') => return i + 1,
+            Some(b'\\') => i += 2,
+            Some(_) => i += 1,
+        }
+    }
+}
+
+/// The elements of a JSON array, in order. See [`RawJson::elements`].
+#[derive(Clone)]
+pub struct Elements<'a> {
+    cursor: Cursor<'a>,
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = RawJson<'a>;
+
+    fn next(&mut self) -> Option<RawJson<'a>> {
+        if self.cursor.done() {
+            return None;
+        }
+        self.cursor.take_value()
+    }
+}
+
+/// The members of a JSON object, in order. See [`RawJson::members`].
+#[derive(Clone)]
+pub struct Members<'a> {
+    cursor: Cursor<'a>,
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (RawStr<'a>, RawJson<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.cursor.done() {
+            return None;
+        }
+        let key = self.cursor.take_key()?;
+        let value = self.cursor.take_value()?;
+        Some((key, value))
+    }
+}
+
+/// The inside of a JSON string (without the quotes), with its escapes as sent.
+///
+/// Compare it with [`RawStr::eq_str`] (escapes decoded on the fly, no copy), read it
+/// with [`RawStr::as_plain_str`] when it holds no escape, or decode it into a buffer of
+/// yours with [`RawStr::unescape_into`].
+///
+/// ```
+/// use jsonrpc_slice::RawJson;
+///
+/// let v = RawJson::new(br#""su\u006d""#)?;
+/// let s = v.as_str().unwrap();
+/// assert_eq!(s.as_raw(), br"su\u006d");
+/// assert!(s.eq_str("sum"));
+/// let mut scratch = [0u8; 8];
+/// assert_eq!(s.unescape_into(&mut scratch), Some("sum"));
+/// # Ok::<(), jsonrpc_slice::scan::ScanError>(())
+/// ```
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub struct RawStr<'a> {
+    raw: &'a [u8],
+}
+
+impl<'a> RawStr<'a> {
+    #[inline]
+    pub(crate) const fn trusted(raw: &'a [u8]) -> Self {
+        Self { raw }
+    }
+
+    /// The bytes between the quotes, escapes as sent.
+    #[inline]
+    pub const fn as_raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// `true` if the string holds a backslash escape.
+    pub fn has_escapes(&self) -> bool {
+        self.raw.contains(&b'\\')
+    }
+
+    /// The string itself, if it holds no escape (then it is exactly the raw bytes).
+    pub fn as_plain_str(&self) -> Option<&'a str> {
+        if self.has_escapes() {
+            return None;
+        }
+        core::str::from_utf8(self.raw).ok()
+    }
+
+    /// The decoded string as UTF-8 bytes, one at a time, without a copy.
+    pub fn bytes(&self) -> Unescaped<'a> {
+        Unescaped {
+            raw: self.raw,
+            i: 0,
+            pending: [0; 4],
+            pending_len: 0,
+            pending_at: 0,
+        }
+    }
+
+    /// `true` if the decoded string equals `s`.
+    pub fn eq_str(&self, s: &str) -> bool {
+        if !self.has_escapes() {
+            return self.raw == s.as_bytes();
+        }
+        self.bytes().eq(s.bytes())
+    }
+
+    /// Decodes the string into `buf` and returns it, or `None` if `buf` is too small.
+    pub fn unescape_into<'b>(&self, buf: &'b mut [u8]) -> Option<&'b str> {
+        let mut n = 0;
+        for byte in self.bytes() {
+            *buf.get_mut(n)? = byte;
+            n += 1;
+        }
+        core::str::from_utf8(buf.get(..n)?).ok()
+    }
+}
+
+impl fmt::Debug for RawStr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RawStr(\"")?;
+        for &b in self.raw {
+            if b.is_ascii() {
+                fmt::Write::write_char(f, b as char)?;
+            } else {
+                write!(f, "\\x{b:02x}")?;
+            }
+        }
+        f.write_str("\")")
+    }
+}
+
+/// The decoded bytes of a [`RawStr`]. See [`RawStr::bytes`].
+#[derive(Clone)]
+pub struct Unescaped<'a> {
+    raw: &'a [u8],
+    i: usize,
+    pending: [u8; 4],
+    pending_len: u8,
+    pending_at: u8,
+}
+
+impl Unescaped<'_> {
+    fn hex4(&self, at: usize) -> Option<u32> {
+        let mut v = 0u32;
+        for k in 0..4 {
+            v = (v << 4) | hex_digit(*self.raw.get(at + k)?)? as u32;
+        }
+        Some(v)
+    }
+}
+
+impl Iterator for Unescaped<'_> {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        if self.pending_at < self.pending_len {
+            let b = self.pending.get(self.pending_at as usize).copied();
+            self.pending_at += 1;
+            return b;
+        }
+        let c = *self.raw.get(self.i)?;
+        if c != b'\\' {
+            self.i += 1;
+            return Some(c);
+        }
+        let simple = match self.raw.get(self.i + 1) {
+            Some(b'n') => b'\n',
+            Some(b't') => b'\t',
+            Some(b'r') => b'\r',
+            Some(b'b') => 0x08,
+            Some(b'f') => 0x0C,
+            Some(b'u') => 0,
+            Some(&other) => other,
+            None => {
+                self.i = self.raw.len();
+                return None;
+            }
+        };
+        if simple != 0 {
+            self.i += 2;
+            return Some(simple);
+        }
+        let Some(hi) = self.hex4(self.i + 2) else {
+            self.i = self.raw.len();
+            return None;
+        };
+        let mut code = hi;
+        self.i += 6;
+        if (0xD800..0xDC00).contains(&hi) && self.raw.get(self.i) == Some(&b'\\') {
+            if let Some(lo) = self.hex4(self.i + 2) {
+                if (0xDC00..0xE000).contains(&lo) {
+                    code = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    self.i += 6;
+                }
+            }
+        }
+        let ch = char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
+        let encoded = ch.encode_utf8(&mut self.pending);
+        self.pending_len = encoded.len() as u8;
+        self.pending_at = 1;
+        self.pending.first().copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_containers_lazily() {
+        let v =
+            RawJson::new(br#" { "a" : [1, {"x": "]}"}, [ ] ] , "b\u0022" : -2.5e1, "c":null } "#)
+                .unwrap();
+        let a = v.get("a").unwrap();
+        assert_eq!(a.as_bytes(), br#"[1, {"x": "]}"}, [ ] ]"#);
+        assert_eq!(a.elements().count(), 3);
+        assert_eq!(a.nth(1).unwrap().get("x").unwrap().as_bytes(), br#""]}""#);
+        assert_eq!(a.nth(2).unwrap().elements().count(), 0);
+        assert_eq!(v.get("b\"").unwrap().as_f64(), Some(-25.0));
+        assert!(v.get("c").unwrap().is_null());
+        assert_eq!(v.members().count(), 3);
+        assert!(v.get("d").is_none());
+        assert!(a.get("a").is_none());
+        assert!(v.nth(0).is_none());
+    }
+
+    #[test]
+    fn integers() {
+        fn n(s: &[u8]) -> RawJson<'_> {
+            RawJson::new(s).unwrap()
+        }
+        assert_eq!(n(b"-9223372036854775808").as_i64(), Some(i64::MIN));
+        assert_eq!(n(b"9223372036854775807").as_i64(), Some(i64::MAX));
+        assert_eq!(n(b"9223372036854775808").as_i64(), None);
+        assert_eq!(n(b"18446744073709551615").as_u64(), Some(u64::MAX));
+        assert_eq!(n(b"1.0").as_i64(), None);
+        assert_eq!(n(b"-1").as_u64(), None);
+    }
+
+    #[test]
+    fn unescapes() {
+        let v = RawJson::new(br#""a\n\u00e9\ud83d\ude00\/""#).unwrap();
+        let s = v.as_str().unwrap();
+        let mut buf = [0u8; 16];
+        assert_eq!(s.unescape_into(&mut buf), Some("a\né😀/"));
+        assert!(s.eq_str("a\né😀/"));
+        assert!(!s.eq_str("a\né😀"));
+        assert_eq!(s.unescape_into(&mut [0u8; 3]), None);
+    }
+}

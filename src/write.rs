@@ -1,0 +1,584 @@
+//! Write: replies into a fixed buffer, with checkpoints and rollback.
+//!
+//! The last room of the flow. [`ResultWriter`] is the one writer of a reply: the
+//! dispatcher writes the envelope through it, and a handler writes its `result` through
+//! it. Every write either fits whole or is refused; the dispatcher checkpoints before
+//! each reply and rolls back a reply that did not fit, writing `-32603` in its place, so
+//! the buffer only ever holds complete, valid JSON.
+//!
+//! # Contract
+//!
+//! - No write panics, whatever the buffer size and whatever a handler calls in
+//!   whatever order: a call out of order (a key inside an array, `end` with nothing
+//!   open, a second top-level value, ...) is refused with [`WriteError::Misuse`] and
+//!   poisons the result, which the dispatcher then replaces with `-32603`.
+//! - Strings are escaped (`"`, `\`, control characters), so nothing a handler writes
+//!   through [`ResultWriter::str`] can break the JSON or put a raw newline on the wire.
+//!   [`RawJson`] values are copied verbatim: they are valid JSON by construction.
+
+use core::fmt;
+
+use crate::id::Id;
+use crate::raw::RawJson;
+
+/// Why a write was refused.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WriteError {
+    /// The reply does not fit in the output buffer.
+    BufferFull,
+    /// A call out of order for the JSON being written (a handler bug).
+    Misuse,
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::BufferFull => "reply does not fit in the output buffer",
+            Self::Misuse => "result written out of order",
+        })
+    }
+}
+
+impl core::error::Error for WriteError {}
+
+/// Lets a handler use `?` on writes: the dispatcher sees the overflow or the misuse
+/// itself and answers `-32603` in place of the reply.
+impl From<WriteError> for crate::error::RpcError<'_> {
+    fn from(_: WriteError) -> Self {
+        crate::error::RpcError::internal()
+    }
+}
+
+/// The `message` of an error reply: a text, optionally completed by a number and a
+/// tail (`"Parse error: nesting deeper than "`, `128`, `""`).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Message<'m> {
+    pub(crate) text: &'m str,
+    pub(crate) detail: Option<(usize, &'static str)>,
+}
+
+impl<'m> Message<'m> {
+    pub(crate) const fn plain(text: &'m str) -> Self {
+        Self { text, detail: None }
+    }
+
+    pub(crate) const fn with(text: &'m str, number: usize, tail: &'static str) -> Self {
+        Self {
+            text,
+            detail: Some((number, tail)),
+        }
+    }
+}
+
+/// The deepest nesting a handler may open in its result.
+pub const MAX_RESULT_DEPTH: u8 = 64;
+
+/// Writes compact JSON into a fixed buffer. Handlers get one to write their `result`.
+///
+/// A handler writes exactly one JSON value, with the typed calls below or as a
+/// [`RawJson`] copied verbatim. A handler that writes nothing and returns `Ok` answers
+/// `null`.
+///
+/// ```
+/// use jsonrpc_slice::ResultWriter;
+///
+/// let mut buf = [0u8; 64];
+/// let mut w = ResultWriter::new(&mut buf);
+/// w.begin_object()?;
+/// w.key("sum")?;
+/// w.i64(-7)?;
+/// w.key("tags")?;
+/// w.begin_array()?;
+/// w.str("a\"b")?;
+/// w.bool(true)?;
+/// w.end()?;
+/// w.end()?;
+/// assert_eq!(w.written(), br#"{"sum":-7,"tags":["a\"b",true]}"#);
+/// # Ok::<(), jsonrpc_slice::WriteError>(())
+/// ```
+pub struct ResultWriter<'o> {
+    buf: &'o mut [u8],
+    len: usize,
+    /// Writes may not go past this offset (`<= buf.len()`).
+    end: usize,
+    /// `false` while a notification's handler runs: everything is accepted and dropped.
+    live: bool,
+    /// A write did not fit since the last checkpoint.
+    full: bool,
+    /// Structure of the value being written.
+    value: ValueState,
+}
+
+/// Where a handler is in the one JSON value it writes.
+#[derive(Copy, Clone, Default)]
+struct ValueState {
+    depth: u8,
+    /// One bit per open level: set for an object.
+    objects: u64,
+    /// One bit per open level: set once the level holds an item.
+    items: u64,
+    after_key: bool,
+    in_string: bool,
+    done: bool,
+    misuse: bool,
+}
+
+impl<'o> ResultWriter<'o> {
+    /// A writer over all of `buf`.
+    pub fn new(buf: &'o mut [u8]) -> Self {
+        let end = buf.len();
+        Self {
+            buf,
+            len: 0,
+            end,
+            live: true,
+            full: false,
+            value: ValueState::default(),
+        }
+    }
+
+    /// The bytes written so far.
+    pub fn written(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
+    }
+
+    /// Consumes the writer, giving back the written part of the buffer.
+    pub fn into_written(self) -> &'o [u8] {
+        let len = self.len;
+        let buf: &'o [u8] = self.buf;
+        buf.get(..len).unwrap_or(&[])
+    }
+
+    /// Bytes still free in the buffer (`0` while writing for a notification, whose
+    /// result is dropped: a handler may skip work when this is `false`, see
+    /// [`ResultWriter::is_live`]).
+    pub fn remaining(&self) -> usize {
+        if self.live {
+            self.end.saturating_sub(self.len)
+        } else {
+            0
+        }
+    }
+
+    /// `false` while the result is for a notification and will be dropped.
+    pub fn is_live(&self) -> bool {
+        self.live
+    }
+
+    // ---- byte level (crate-internal) -----------------------------------------------
+
+    #[inline]
+    pub(crate) fn push(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
+        if !self.live {
+            return Ok(());
+        }
+        let new_len = self.len + bytes.len();
+        if new_len > self.end {
+            self.full = true;
+            return Err(WriteError::BufferFull);
+        }
+        match self.buf.get_mut(self.len..new_len) {
+            Some(dst) => dst.copy_from_slice(bytes),
+            None => {
+                self.full = true;
+                return Err(WriteError::BufferFull);
+            }
+        }
+        self.len = new_len;
+        Ok(())
+    }
+
+    #[inline]
+    pub(crate) fn push_byte(&mut self, b: u8) -> Result<(), WriteError> {
+        self.push(&[b])
+    }
+
+    /// A checkpoint: the current length.
+    #[inline]
+    pub(crate) fn mark(&self) -> usize {
+        self.len
+    }
+
+    /// Drops everything written after `mark` and clears the full flag.
+    #[inline]
+    pub(crate) fn rollback(&mut self, mark: usize) {
+        self.len = mark.min(self.len);
+        self.full = false;
+    }
+
+    /// Sets how far writes may go (clamped to the buffer), returning the old limit.
+    pub(crate) fn set_end(&mut self, end: usize) -> usize {
+        let old = self.end;
+        self.end = end.min(self.buf.len());
+        old
+    }
+
+    pub(crate) fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    pub(crate) fn set_live(&mut self, live: bool) {
+        self.live = live;
+    }
+
+    /// `true` if a write did not fit since the last rollback.
+    pub(crate) fn overflowed(&self) -> bool {
+        self.full
+    }
+
+    /// Starts a new result value.
+    pub(crate) fn begin_value(&mut self) {
+        self.value = ValueState::default();
+    }
+
+    /// Ends the result value: `Ok(true)` if one complete value was written, `Ok(false)`
+    /// if none was (the caller writes `null`), `Err` if it is incomplete or misused.
+    pub(crate) fn finish_value(&self) -> Result<bool, WriteError> {
+        let v = &self.value;
+        if v.misuse || v.in_string || v.depth != 0 || v.after_key {
+            return Err(WriteError::Misuse);
+        }
+        Ok(v.done)
+    }
+
+    pub(crate) fn u64_digits(&mut self, mut v: u64) -> Result<(), WriteError> {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            if let Some(d) = digits.get_mut(i) {
+                *d = b'0' + (v % 10) as u8;
+            }
+            v /= 10;
+            if v == 0 || i == 0 {
+                break;
+            }
+        }
+        self.push(digits.get(i..).unwrap_or(&[]))
+    }
+
+    pub(crate) fn i64_digits(&mut self, v: i64) -> Result<(), WriteError> {
+        if v < 0 {
+            self.push_byte(b'-')?;
+        }
+        self.u64_digits(v.unsigned_abs())
+    }
+
+    /// Writes the inside of a JSON string (no quotes), escaping as needed.
+    pub(crate) fn escaped(&mut self, s: &str) -> Result<(), WriteError> {
+        let bytes = s.as_bytes();
+        let mut run = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            let esc: &[u8] = match b {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                0x00..=0x1F => b"",
+                _ => continue,
+            };
+            self.push(bytes.get(run..i).unwrap_or(&[]))?;
+            if esc.is_empty() {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let u = [
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[(b >> 4) as usize],
+                    HEX[(b & 0xF) as usize],
+                ];
+                self.push(&u)?;
+            } else {
+                self.push(esc)?;
+            }
+            run = i + 1;
+        }
+        self.push(bytes.get(run..).unwrap_or(&[]))
+    }
+
+    /// Writes an id as received.
+    pub(crate) fn id(&mut self, id: Id<'_>) -> Result<(), WriteError> {
+        self.push(id.as_bytes())
+    }
+
+    /// Writes a whole error reply: `{"jsonrpc":"2.0","error":{...},"id":...}`.
+    pub(crate) fn error_reply(
+        &mut self,
+        id: Id<'_>,
+        code: i32,
+        message: Message<'_>,
+        data: Option<RawJson<'_>>,
+    ) -> Result<(), WriteError> {
+        self.push(b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":")?;
+        self.i64_digits(code as i64)?;
+        self.push(b",\"message\":\"")?;
+        self.escaped(message.text)?;
+        if let Some((number, tail)) = message.detail {
+            self.u64_digits(number as u64)?;
+            self.escaped(tail)?;
+        }
+        self.push_byte(b'"')?;
+        if let Some(data) = data {
+            self.push(b",\"data\":")?;
+            self.push(data.as_bytes())?;
+        }
+        self.push(b"},\"id\":")?;
+        self.id(id)?;
+        self.push_byte(b'}')
+    }
+
+    /// Writes the start of a success reply, up to where the result goes.
+    #[inline]
+    pub(crate) fn result_prefix(&mut self) -> Result<(), WriteError> {
+        self.push(b"{\"jsonrpc\":\"2.0\",\"result\":")
+    }
+
+    /// Writes the end of a success reply, after the result.
+    #[inline]
+    pub(crate) fn result_suffix(&mut self, id: Id<'_>) -> Result<(), WriteError> {
+        self.push(b",\"id\":")?;
+        self.id(id)?;
+        self.push_byte(b'}')
+    }
+
+    // ---- the handler's API ---------------------------------------------------------
+
+    /// Checks that a value may start here, writing the comma before it if needed.
+    fn before_value(&mut self) -> Result<(), WriteError> {
+        let v = &mut self.value;
+        if v.misuse || v.in_string {
+            v.misuse = true;
+            return Err(WriteError::Misuse);
+        }
+        if v.depth == 0 {
+            if v.done {
+                v.misuse = true;
+                return Err(WriteError::Misuse);
+            }
+            return Ok(());
+        }
+        let bit = 1u64 << (v.depth - 1);
+        if v.objects & bit != 0 {
+            if !v.after_key {
+                v.misuse = true;
+                return Err(WriteError::Misuse);
+            }
+            v.after_key = false;
+            return Ok(());
+        }
+        let comma = v.items & bit != 0;
+        v.items |= bit;
+        if comma {
+            self.push_byte(b',')?;
+        }
+        Ok(())
+    }
+
+    fn after_value(&mut self) {
+        if self.value.depth == 0 {
+            self.value.done = true;
+        }
+    }
+
+    /// A value given as raw JSON, copied verbatim.
+    pub fn raw(&mut self, value: RawJson<'_>) -> Result<(), WriteError> {
+        self.before_value()?;
+        self.push(value.as_bytes())?;
+        self.after_value();
+        Ok(())
+    }
+
+    /// `null`.
+    pub fn null(&mut self) -> Result<(), WriteError> {
+        self.raw(RawJson::NULL)
+    }
+
+    /// `true` or `false`.
+    pub fn bool(&mut self, v: bool) -> Result<(), WriteError> {
+        self.before_value()?;
+        self.push(if v { b"true" } else { b"false" })?;
+        self.after_value();
+        Ok(())
+    }
+
+    /// A signed integer.
+    pub fn i64(&mut self, v: i64) -> Result<(), WriteError> {
+        self.before_value()?;
+        self.i64_digits(v)?;
+        self.after_value();
+        Ok(())
+    }
+
+    /// An unsigned integer.
+    pub fn u64(&mut self, v: u64) -> Result<(), WriteError> {
+        self.before_value()?;
+        self.u64_digits(v)?;
+        self.after_value();
+        Ok(())
+    }
+
+    /// A string, escaped as JSON needs.
+    pub fn str(&mut self, s: &str) -> Result<(), WriteError> {
+        self.string_start()?;
+        self.string_push(s)?;
+        self.string_end()
+    }
+
+    /// Opens a string written in pieces with [`string_push`](Self::string_push).
+    pub fn string_start(&mut self) -> Result<(), WriteError> {
+        self.before_value()?;
+        self.push_byte(b'"')?;
+        self.value.in_string = true;
+        Ok(())
+    }
+
+    /// Appends to the open string, escaping as JSON needs.
+    pub fn string_push(&mut self, s: &str) -> Result<(), WriteError> {
+        if !self.value.in_string {
+            self.value.misuse = true;
+            return Err(WriteError::Misuse);
+        }
+        self.escaped(s)
+    }
+
+    /// Closes the open string.
+    pub fn string_end(&mut self) -> Result<(), WriteError> {
+        if !self.value.in_string {
+            self.value.misuse = true;
+            return Err(WriteError::Misuse);
+        }
+        self.push_byte(b'"')?;
+        self.value.in_string = false;
+        self.after_value();
+        Ok(())
+    }
+
+    fn open(&mut self, object: bool) -> Result<(), WriteError> {
+        self.before_value()?;
+        if self.value.depth >= MAX_RESULT_DEPTH {
+            self.value.misuse = true;
+            return Err(WriteError::Misuse);
+        }
+        self.push_byte(if object { b'{' } else { b'[' })?;
+        let bit = 1u64 << self.value.depth;
+        self.value.depth += 1;
+        self.value.items &= !bit;
+        if object {
+            self.value.objects |= bit;
+        } else {
+            self.value.objects &= !bit;
+        }
+        Ok(())
+    }
+
+    /// Opens an array; close it with [`end`](Self::end).
+    pub fn begin_array(&mut self) -> Result<(), WriteError> {
+        self.open(false)
+    }
+
+    /// Opens an object; write members with [`key`](Self::key) and a value each, and
+    /// close it with [`end`](Self::end).
+    pub fn begin_object(&mut self) -> Result<(), WriteError> {
+        self.open(true)
+    }
+
+    /// Writes the key of the next member of the open object.
+    pub fn key(&mut self, key: &str) -> Result<(), WriteError> {
+        let v = &mut self.value;
+        let bit = if v.depth == 0 {
+            0
+        } else {
+            1u64 << (v.depth - 1)
+        };
+        if v.misuse || v.in_string || v.after_key || v.objects & bit == 0 {
+            v.misuse = true;
+            return Err(WriteError::Misuse);
+        }
+        let comma = v.items & bit != 0;
+        v.items |= bit;
+        v.after_key = true;
+        if comma {
+            self.push_byte(b',')?;
+        }
+        self.push_byte(b'"')?;
+        self.escaped(key)?;
+        self.push(b"\":")
+    }
+
+    /// Closes the innermost open array or object.
+    pub fn end(&mut self) -> Result<(), WriteError> {
+        let v = &mut self.value;
+        if v.misuse || v.in_string || v.after_key || v.depth == 0 {
+            v.misuse = true;
+            return Err(WriteError::Misuse);
+        }
+        v.depth -= 1;
+        let object = v.objects & (1u64 << v.depth) != 0;
+        self.push_byte(if object { b'}' } else { b']' })?;
+        self.after_value();
+        Ok(())
+    }
+}
+
+impl fmt::Debug for ResultWriter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResultWriter")
+            .field("len", &self.len)
+            .field("end", &self.end)
+            .field("live", &self.live)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn misuse_is_refused_not_panicked() {
+        let mut buf = [0u8; 32];
+        let mut w = ResultWriter::new(&mut buf);
+        assert_eq!(w.end(), Err(WriteError::Misuse));
+        assert_eq!(w.finish_value(), Err(WriteError::Misuse));
+
+        let mut w = ResultWriter::new(&mut buf);
+        w.begin_array().unwrap();
+        assert_eq!(w.key("k"), Err(WriteError::Misuse));
+
+        let mut w = ResultWriter::new(&mut buf);
+        w.i64(1).unwrap();
+        assert_eq!(w.i64(2), Err(WriteError::Misuse));
+
+        let mut w = ResultWriter::new(&mut buf);
+        w.begin_object().unwrap();
+        assert_eq!(w.i64(2), Err(WriteError::Misuse));
+    }
+
+    #[test]
+    fn numbers_and_escapes() {
+        let mut buf = [0u8; 128];
+        let mut w = ResultWriter::new(&mut buf);
+        w.begin_array().unwrap();
+        w.i64(i64::MIN).unwrap();
+        w.u64(u64::MAX).unwrap();
+        w.i64(0).unwrap();
+        w.str("\u{1}\n\"é").unwrap();
+        w.end().unwrap();
+        assert_eq!(w.finish_value(), Ok(true));
+        assert_eq!(
+            core::str::from_utf8(w.written()).unwrap(),
+            "[-9223372036854775808,18446744073709551615,0,\"\\u0001\\n\\\"é\"]"
+        );
+    }
+
+    #[test]
+    fn each_push_fits_whole_or_sets_the_flag() {
+        let mut buf = [0u8; 4];
+        let mut w = ResultWriter::new(&mut buf);
+        assert_eq!(w.str("abc"), Err(WriteError::BufferFull));
+        assert!(w.overflowed());
+        assert_eq!(w.written(), b"\"abc");
+    }
+}
