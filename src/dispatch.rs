@@ -393,24 +393,21 @@ impl<C> Server<C> {
         // Keep room for the closing `]`.
         let old_end = w.set_end(w.capacity().saturating_sub(1));
         let mut any = false;
-        let mut fits = w.push_byte(b'[').is_ok();
+        let mut fits = true;
         for call in batch {
+            let notification = matches!(call, Call::Request(r) if r.is_notification());
+            if notification {
+                // Runs its handler, writes nothing: no entry, no separator.
+                let _ = self.answer(ctx, call, w);
+                continue;
+            }
             if !fits {
-                break;
+                // The batch reply is lost already; its requests are not run.
+                continue;
             }
-            let before = w.mark();
-            if any && w.push_byte(b',').is_err() {
-                fits = false;
-                break;
-            }
-            let after_comma = w.mark();
-            fits = self.answer(ctx, call, w).is_ok();
-            if w.mark() == after_comma {
-                // A notification: no entry, and no comma for it.
-                w.rollback(before);
-            } else {
-                any = true;
-            }
+            fits = w.push_byte(if any { b',' } else { b'[' }).is_ok()
+                && self.answer(ctx, call, w).is_ok();
+            any = true;
         }
         w.set_end(old_end);
         if !fits {
@@ -425,7 +422,6 @@ impl<C> Server<C> {
                 .inspect_err(|_| w.rollback(start));
         }
         if !any {
-            w.rollback(start);
             return Ok(());
         }
         w.push_byte(b']')

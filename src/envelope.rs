@@ -64,22 +64,18 @@ pub enum Envelope<'a> {
 /// the whole batch and counted its elements.
 #[derive(Clone, Debug)]
 pub struct Batch<'a> {
-    input: &'a [u8],
-    /// Offset of the next element, or `input.len()` when done.
-    pos: usize,
-    len: usize,
-    limits: Limits,
+    elements: BatchElements<'a>,
 }
 
 impl Batch<'_> {
     /// The number of elements in the batch.
     pub fn len(&self) -> usize {
-        self.len
+        self.elements.len
     }
 
     /// Always `false`: an empty batch is answered as one invalid request.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.elements.len == 0
     }
 }
 
@@ -87,14 +83,40 @@ impl<'a> Iterator for Batch<'a> {
     type Item = Call<'a>;
 
     fn next(&mut self) -> Option<Call<'a>> {
+        let limits = self.elements.limits;
+        Some(match self.elements.next()? {
+            Some(slots) => slots.request(&limits),
+            None => Call::Invalid {
+                id: Id::NULL,
+                reason: InvalidRequest::NotAnObject,
+            },
+        })
+    }
+}
+
+/// The elements of a validated batch, as found: an object's envelope members, or
+/// `None` for an element that is not an object.
+#[derive(Clone, Debug)]
+struct BatchElements<'a> {
+    input: &'a [u8],
+    /// Offset of the next element, or `input.len()` when done.
+    pos: usize,
+    len: usize,
+    limits: Limits,
+}
+
+impl<'a> Iterator for BatchElements<'a> {
+    type Item = Option<Slots<'a>>;
+
+    fn next(&mut self) -> Option<Option<Slots<'a>>> {
         if self.pos >= self.input.len() {
             return None;
         }
         let s = Scanner::new(self.input, self.limits.max_depth);
         let start = self.pos;
-        let (call, end) = if s.at(start) == b'{' {
+        let (slots, end) = if s.at(start) == b'{' {
             match object(&s, start, 1) {
-                Ok((slots, end)) => (slots.request(&self.limits), end),
+                Ok((slots, end)) => (Some(slots), end),
                 // Unreachable after the validating pass; end the batch rather than guess.
                 Err(_) => {
                     self.pos = self.input.len();
@@ -102,11 +124,7 @@ impl<'a> Iterator for Batch<'a> {
                 }
             }
         } else {
-            let call = Call::Invalid {
-                id: Id::NULL,
-                reason: InvalidRequest::NotAnObject,
-            };
-            (call, skip_trusted(self.input, start))
+            (None, skip_trusted(self.input, start))
         };
         let next = s.skip_ws(end);
         self.pos = if s.at(next) == b',' {
@@ -114,7 +132,35 @@ impl<'a> Iterator for Batch<'a> {
         } else {
             self.input.len()
         };
-        Some(call)
+        Some(slots)
+    }
+}
+
+/// A whole message, validated, before the rules of a request or a response apply.
+enum Top<'a> {
+    Object(Slots<'a>),
+    /// Valid JSON that is neither an object nor a non-empty batch small enough.
+    Other(InvalidRequest),
+    Batch(BatchElements<'a>),
+}
+
+/// Validates all of `input` and finds the envelope members of its object or of each
+/// element of its batch.
+fn top<'a>(input: &'a [u8], limits: &Limits) -> Result<Top<'a>, ScanError> {
+    let s = Scanner::new(input, limits.max_depth);
+    let start = s.skip_ws(0);
+    match s.at(start) {
+        b'{' => {
+            let (slots, end) = object(&s, start, 0)?;
+            s.end(end)?;
+            Ok(Top::Object(slots))
+        }
+        b'[' => batch(&s, start, limits),
+        _ => {
+            let end = s.value(start, 0)?;
+            s.end(end)?;
+            Ok(Top::Other(InvalidRequest::NotAnObject))
+        }
     }
 }
 
@@ -133,41 +179,25 @@ impl<'a> Iterator for Batch<'a> {
 /// assert_eq!(req.id.unwrap().as_bytes(), b"7");
 /// ```
 pub fn parse<'a>(input: &'a [u8], limits: &Limits) -> Result<Envelope<'a>, ScanError> {
-    let s = Scanner::new(input, limits.max_depth);
-    let start = s.skip_ws(0);
-    match s.at(start) {
-        b'{' => {
-            let (slots, end) = object(&s, start, 0)?;
-            s.end(end)?;
-            Ok(Envelope::Single(slots.request(limits)))
-        }
-        b'[' => batch(&s, start, limits),
-        _ => {
-            let end = s.value(start, 0)?;
-            s.end(end)?;
-            Ok(Envelope::Single(Call::Invalid {
-                id: Id::NULL,
-                reason: InvalidRequest::NotAnObject,
-            }))
-        }
-    }
+    Ok(match top(input, limits)? {
+        Top::Object(slots) => Envelope::Single(slots.request(limits)),
+        Top::Other(reason) => Envelope::Single(Call::Invalid {
+            id: Id::NULL,
+            reason,
+        }),
+        Top::Batch(elements) => Envelope::Batch(Batch { elements }),
+    })
 }
 
 /// Validates the batch whose `[` is at `start` and counts its elements.
-fn batch<'a>(s: &Scanner<'a>, start: usize, limits: &Limits) -> Result<Envelope<'a>, ScanError> {
-    let invalid = |reason| {
-        Envelope::Single(Call::Invalid {
-            id: Id::NULL,
-            reason,
-        })
-    };
+fn batch<'a>(s: &Scanner<'a>, start: usize, limits: &Limits) -> Result<Top<'a>, ScanError> {
     if limits.max_depth == 0 {
         return Err(too_deep(start));
     }
     let first = s.skip_ws(start + 1);
     if s.at(first) == b']' {
         s.end(first + 1)?;
-        return Ok(invalid(InvalidRequest::EmptyBatch));
+        return Ok(Top::Other(InvalidRequest::EmptyBatch));
     }
     let mut i = first;
     let mut len = 0usize;
@@ -183,14 +213,141 @@ fn batch<'a>(s: &Scanner<'a>, start: usize, limits: &Limits) -> Result<Envelope<
     }
     s.end(i + 1)?;
     if len > limits.max_batch {
-        return Ok(invalid(InvalidRequest::BatchTooLarge));
+        return Ok(Top::Other(InvalidRequest::BatchTooLarge));
     }
-    Ok(Envelope::Batch(Batch {
+    Ok(Top::Batch(BatchElements {
         input: s.bytes(),
         pos: first,
         len,
         limits: *limits,
     }))
+}
+
+// ---- responses (the client side) --------------------------------------------------
+
+/// A valid Response object.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Response<'a> {
+    /// The id, exactly as received (`null` when the server could not read the
+    /// request's id).
+    pub id: Id<'a>,
+    /// The result, or the error.
+    pub outcome: Outcome<'a>,
+}
+
+/// What a response carries: a result or an error, never both.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Outcome<'a> {
+    /// `result`, as raw JSON.
+    Result(RawJson<'a>),
+    /// `error`.
+    Error(ErrorObject<'a>),
+}
+
+/// The `error` member of a response.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ErrorObject<'a> {
+    /// `code`: an integer.
+    pub code: i64,
+    /// `message`, escapes as sent.
+    pub message: RawStr<'a>,
+    /// `data`, if present.
+    pub data: Option<RawJson<'a>>,
+}
+
+/// Why a message is not a valid Response object.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InvalidResponse {
+    /// Valid JSON, but not an object (or, at the top level, not an object or array).
+    NotAnObject,
+    /// The batch `[]`.
+    EmptyBatch,
+    /// A batch with more elements than [`Limits::max_batch`].
+    BatchTooLarge,
+    /// `jsonrpc` missing or not exactly `"2.0"`.
+    BadVersion,
+    /// Both `result` and `error`.
+    BothResultAndError,
+    /// Neither `result` nor `error`.
+    NeitherResultNorError,
+    /// `error` not an object with an integer `code` and a string `message`.
+    BadError,
+    /// `id` missing.
+    MissingId,
+    /// `id` not a string, number or null.
+    BadId,
+    /// A member of the envelope (or of `error`) given twice.
+    DuplicateMember,
+}
+
+/// A whole response message: one response, or a batch of them.
+#[derive(Clone, Debug)]
+pub enum ResponseMessage<'a> {
+    /// A single object (or a top-level value that is not a response at all).
+    Single(Result<Response<'a>, InvalidResponse>),
+    /// A non-empty batch.
+    Batch(ResponseBatch<'a>),
+}
+
+/// The elements of a batch of responses, in the order received.
+#[derive(Clone, Debug)]
+pub struct ResponseBatch<'a> {
+    elements: BatchElements<'a>,
+}
+
+impl ResponseBatch<'_> {
+    /// The number of elements in the batch.
+    pub fn len(&self) -> usize {
+        self.elements.len
+    }
+
+    /// Always `false`: an empty batch is not a batch of responses.
+    pub fn is_empty(&self) -> bool {
+        self.elements.len == 0
+    }
+}
+
+impl<'a> Iterator for ResponseBatch<'a> {
+    type Item = Result<Response<'a>, InvalidResponse>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(match self.elements.next()? {
+            Some(slots) => slots.response(),
+            None => Err(InvalidResponse::NotAnObject),
+        })
+    }
+}
+
+/// Parses a response message (what a client receives): validates all of it and
+/// recognises each Response object.
+///
+/// ```
+/// use jsonrpc_slice::envelope::{parse_response, Outcome, ResponseMessage};
+/// use jsonrpc_slice::Limits;
+///
+/// let msg = br#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"1"}"#;
+/// let Ok(ResponseMessage::Single(Ok(r))) = parse_response(msg, &Limits::DEFAULT) else {
+///     panic!("not a response")
+/// };
+/// assert_eq!(r.id.as_bytes(), br#""1""#);
+/// let Outcome::Error(e) = r.outcome else { panic!() };
+/// assert_eq!(e.code, -32601);
+/// assert!(e.message.eq_str("Method not found"));
+/// ```
+pub fn parse_response<'a>(
+    input: &'a [u8],
+    limits: &Limits,
+) -> Result<ResponseMessage<'a>, ScanError> {
+    Ok(match top(input, limits)? {
+        Top::Object(slots) => ResponseMessage::Single(slots.response()),
+        Top::Other(reason) => ResponseMessage::Single(Err(match reason {
+            InvalidRequest::EmptyBatch => InvalidResponse::EmptyBatch,
+            InvalidRequest::BatchTooLarge => InvalidResponse::BatchTooLarge,
+            _ => InvalidResponse::NotAnObject,
+        })),
+        Top::Batch(elements) => ResponseMessage::Batch(ResponseBatch { elements }),
+    })
 }
 
 fn too_deep(offset: usize) -> ScanError {
@@ -203,32 +360,42 @@ fn too_deep(offset: usize) -> ScanError {
 /// The envelope members of one object, as found.
 #[derive(Default)]
 struct Slots<'a> {
-    jsonrpc: Option<RawJson<'a>>,
-    method: Option<RawJson<'a>>,
-    params: Option<RawJson<'a>>,
-    id: Option<RawJson<'a>>,
-    /// A member other than `id` was given twice.
-    duplicate: bool,
-    /// `id` was given twice.
-    duplicate_id: bool,
+    /// The value of each [`Member`] but `Other`, indexed by `Member as usize`.
+    values: [Option<RawJson<'a>>; 6],
+    /// Bit `Member as usize` is set when that member was given twice.
+    duplicates: u8,
 }
 
 /// The envelope member a key names.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Member {
-    Jsonrpc,
-    Method,
-    Params,
-    Id,
-    Other,
+    Jsonrpc = 0,
+    Method = 1,
+    Params = 2,
+    Id = 3,
+    Result = 4,
+    Error = 5,
+    Other = 6,
 }
 
-const MEMBERS: [(&str, Member); 4] = [
+const MEMBERS: [(&str, Member); 6] = [
     ("jsonrpc", Member::Jsonrpc),
     ("method", Member::Method),
     ("params", Member::Params),
     ("id", Member::Id),
+    ("result", Member::Result),
+    ("error", Member::Error),
 ];
+
+/// The members of a Request object, and of a Response object, as duplicate masks.
+const REQUEST_MEMBERS: u8 = 1 << Member::Jsonrpc as u8
+    | 1 << Member::Method as u8
+    | 1 << Member::Params as u8
+    | 1 << Member::Id as u8;
+const RESPONSE_MEMBERS: u8 = 1 << Member::Jsonrpc as u8
+    | 1 << Member::Result as u8
+    | 1 << Member::Error as u8
+    | 1 << Member::Id as u8;
 
 fn member(key: RawStr<'_>) -> Member {
     match key.as_raw() {
@@ -236,6 +403,8 @@ fn member(key: RawStr<'_>) -> Member {
         b"method" => Member::Method,
         b"params" => Member::Params,
         b"id" => Member::Id,
+        b"result" => Member::Result,
+        b"error" => Member::Error,
         raw if raw.contains(&b'\\') => MEMBERS
             .iter()
             .find(|(name, _)| key.eq_str(name))
@@ -268,18 +437,13 @@ fn object<'a>(
         let value_start = s.skip_ws(s.expect(key_end, b':')?);
         let value_end = s.value(value_start, depth + 1)?;
         let value = RawJson::trusted(s.slice(value_start, value_end));
-        let slot = match member(key) {
-            Member::Jsonrpc => &mut slots.jsonrpc,
-            Member::Method => &mut slots.method,
-            Member::Params => &mut slots.params,
-            Member::Id => {
-                slots.duplicate_id |= slots.id.is_some();
-                &mut slots.id
+        let m = member(key);
+        if let Some(slot) = slots.values.get_mut(m as usize) {
+            if slot.is_some() {
+                slots.duplicates |= 1 << m as u8;
             }
-            Member::Other => &mut None,
-        };
-        slots.duplicate |= slot.is_some();
-        *slot = Some(value);
+            *slot = Some(value);
+        }
         i = s.skip_ws(value_end);
         match s.at(i) {
             b',' => i = s.skip_ws(i + 1),
@@ -293,9 +457,9 @@ impl<'a> Slots<'a> {
     /// Applies the rules of a Request object (and the decided cases of DESIGN.md).
     fn request(&self, limits: &Limits) -> Call<'a> {
         // The id to answer with, and whether the id itself is fine.
-        let (id, id_problem) = match self.id {
+        let (id, id_problem) = match self.get(Member::Id) {
             None => (None, None),
-            Some(_) if self.duplicate_id => (None, Some(InvalidRequest::DuplicateMember)),
+            Some(_) if self.duplicated(Member::Id) => (None, Some(InvalidRequest::DuplicateMember)),
             Some(raw) => match Id::from_raw(raw) {
                 None => (None, Some(InvalidRequest::BadId)),
                 Some(_) if raw.as_bytes().len() > limits.max_id_len => {
@@ -311,17 +475,13 @@ impl<'a> Slots<'a> {
         if let Some(reason) = id_problem {
             return invalid(reason);
         }
-        if self.duplicate {
+        if self.duplicates & REQUEST_MEMBERS != 0 {
             return invalid(InvalidRequest::DuplicateMember);
         }
-        let version_ok = self
-            .jsonrpc
-            .and_then(|v| v.as_str())
-            .is_some_and(|v| v.eq_str("2.0"));
-        if !version_ok {
+        if !self.version_ok() {
             return invalid(InvalidRequest::BadVersion);
         }
-        let method = match self.method {
+        let method = match self.get(Member::Method) {
             None => return invalid(InvalidRequest::MissingMethod),
             Some(m) => match m.as_str() {
                 None => return invalid(InvalidRequest::MethodNotString),
@@ -331,17 +491,83 @@ impl<'a> Slots<'a> {
                 Some(m) => m,
             },
         };
-        if let Some(p) = self.params {
+        let params = self.get(Member::Params);
+        if let Some(p) = params {
             if !matches!(p.kind(), Kind::Array | Kind::Object) {
                 return invalid(InvalidRequest::ParamsNotStructured);
             }
         }
-        Call::Request(Request {
-            method,
-            params: self.params,
-            id,
-        })
+        Call::Request(Request { method, params, id })
     }
+
+    fn get(&self, m: Member) -> Option<RawJson<'a>> {
+        self.values.get(m as usize).copied().flatten()
+    }
+
+    fn duplicated(&self, m: Member) -> bool {
+        self.duplicates & (1 << m as u8) != 0
+    }
+
+    /// Applies the rules of a Response object.
+    fn response(&self) -> Result<Response<'a>, InvalidResponse> {
+        if self.duplicates & RESPONSE_MEMBERS != 0 {
+            return Err(InvalidResponse::DuplicateMember);
+        }
+        if !self.version_ok() {
+            return Err(InvalidResponse::BadVersion);
+        }
+        let id = match self.get(Member::Id) {
+            None => return Err(InvalidResponse::MissingId),
+            Some(raw) => Id::from_raw(raw).ok_or(InvalidResponse::BadId)?,
+        };
+        let outcome = match (self.get(Member::Result), self.get(Member::Error)) {
+            (Some(_), Some(_)) => return Err(InvalidResponse::BothResultAndError),
+            (None, None) => return Err(InvalidResponse::NeitherResultNorError),
+            (Some(result), None) => Outcome::Result(result),
+            (None, Some(error)) => Outcome::Error(error_object(error)?),
+        };
+        Ok(Response { id, outcome })
+    }
+
+    /// `jsonrpc` is present and exactly the string `"2.0"` (escapes decoded).
+    fn version_ok(&self) -> bool {
+        self.get(Member::Jsonrpc)
+            .and_then(|v| v.as_str())
+            .is_some_and(|v| v.eq_str("2.0"))
+    }
+}
+
+/// Reads the `error` member of a response.
+fn error_object(error: RawJson<'_>) -> Result<ErrorObject<'_>, InvalidResponse> {
+    if error.kind() != Kind::Object {
+        return Err(InvalidResponse::BadError);
+    }
+    let (mut code, mut message, mut data) = (None, None, None);
+    for (key, value) in error.members() {
+        let slot = if key.eq_str("code") {
+            &mut code
+        } else if key.eq_str("message") {
+            &mut message
+        } else if key.eq_str("data") {
+            &mut data
+        } else {
+            continue;
+        };
+        if slot.replace(value).is_some() {
+            return Err(InvalidResponse::DuplicateMember);
+        }
+    }
+    let code = code
+        .and_then(|c| c.as_i64())
+        .ok_or(InvalidResponse::BadError)?;
+    let message = message
+        .and_then(|m| m.as_str())
+        .ok_or(InvalidResponse::BadError)?;
+    Ok(ErrorObject {
+        code,
+        message,
+        data,
+    })
 }
 
 #[cfg(test)]
@@ -479,5 +705,85 @@ mod tests {
         ] {
             assert!(parse(input, &Limits::DEFAULT).is_err());
         }
+    }
+
+    #[test]
+    fn responses() {
+        let one = |input: &'static [u8]| match parse_response(input, &Limits::DEFAULT) {
+            Ok(ResponseMessage::Single(r)) => r,
+            other => panic!("{other:?}"),
+        };
+        let r = one(br#"{"id":1.0,"result":{"a":[1]},"jsonrpc":"2.0"}"#).unwrap();
+        assert_eq!(r.id.as_bytes(), b"1.0");
+        assert_eq!(
+            r.outcome,
+            Outcome::Result(RawJson::trusted(br#"{"a":[1]}"#))
+        );
+        let r =
+            one(br#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"x","data":[1]},"id":null}"#)
+                .unwrap();
+        let Outcome::Error(e) = r.outcome else {
+            panic!()
+        };
+        assert_eq!((e.code, e.data.unwrap().as_bytes()), (-32000, &b"[1]"[..]));
+        let cases: &[(&[u8], InvalidResponse)] = &[
+            (
+                br#"{"jsonrpc":"2.0","result":1,"error":{"code":1,"message":""},"id":1}"#,
+                InvalidResponse::BothResultAndError,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":1}"#,
+                InvalidResponse::NeitherResultNorError,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","result":1}"#,
+                InvalidResponse::MissingId,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","result":1,"id":{}}"#,
+                InvalidResponse::BadId,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","result":1,"result":2,"id":1}"#,
+                InvalidResponse::DuplicateMember,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","error":{"code":"1","message":""},"id":1}"#,
+                InvalidResponse::BadError,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","error":{"code":1,"message":2},"id":1}"#,
+                InvalidResponse::BadError,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","error":{"code":1.5,"message":""},"id":1}"#,
+                InvalidResponse::BadError,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","error":[],"id":1}"#,
+                InvalidResponse::BadError,
+            ),
+            (br#"{"result":1,"id":1}"#, InvalidResponse::BadVersion),
+            (b"[]", InvalidResponse::EmptyBatch),
+            (b"3", InvalidResponse::NotAnObject),
+        ];
+        for &(input, want) in cases {
+            assert_eq!(
+                one(input),
+                Err(want),
+                "{}",
+                std::str::from_utf8(input).unwrap()
+            );
+        }
+        let Ok(ResponseMessage::Batch(b)) = parse_response(
+            br#"[{"jsonrpc":"2.0","result":7,"id":"1"}, 5]"#,
+            &Limits::DEFAULT,
+        ) else {
+            panic!()
+        };
+        let got: Vec<_> = b.collect();
+        assert_eq!(got.len(), 2);
+        assert!(got[0].is_ok());
+        assert_eq!(got[1], Err(InvalidResponse::NotAnObject));
     }
 }

@@ -109,6 +109,7 @@ pub mod demo;
 pub mod dispatch;
 pub mod envelope;
 pub mod error;
+pub mod frame;
 pub mod id;
 pub mod limits;
 pub mod params;
