@@ -281,6 +281,30 @@ pub enum InvalidResponse {
     DuplicateMember,
 }
 
+impl InvalidResponse {
+    /// A short description, for logs.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::NotAnObject => "not an object",
+            Self::EmptyBatch => "empty batch",
+            Self::BatchTooLarge => "batch too large",
+            Self::BadVersion => "jsonrpc is not \"2.0\"",
+            Self::BothResultAndError => "both result and error",
+            Self::NeitherResultNorError => "neither result nor error",
+            Self::BadError => "error is not an object with an integer code and a string message",
+            Self::MissingId => "id missing",
+            Self::BadId => "id is not a string, number or null",
+            Self::DuplicateMember => "member given twice",
+        }
+    }
+}
+
+impl core::fmt::Display for InvalidResponse {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A whole response message: one response, or a batch of them.
 #[derive(Clone, Debug)]
 pub enum ResponseMessage<'a> {

@@ -94,6 +94,8 @@
 //!
 //! - `std`: nothing yet beyond what `core` gives (errors implement
 //!   `core::error::Error`); reserved for `std::io` adapters.
+//! - `defmt`: `defmt::Format` for the public error and message types, raw JSON
+//!   printed with the `{=[u8]:a}` hint (firmware logging).
 //!
 //! # Non-goals
 //!
@@ -105,6 +107,8 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+#[cfg(feature = "defmt")]
+mod defmt;
 pub mod demo;
 pub mod dispatch;
 pub mod envelope;
