@@ -270,7 +270,7 @@ impl<C> Server<C> {
         let message = match e.kind {
             ScanErrorKind::TooDeep => Message::with(
                 "Parse error: nesting deeper than ",
-                self.limits.max_depth as usize,
+                self.limits.depth_in_force() as usize,
                 "",
             ),
             _ => Message::plain("Parse error"),

@@ -40,6 +40,17 @@ impl Limits {
         max_method_len: 256,
     };
 
+    /// The nesting limit in force: `max_depth`, capped at
+    /// [`MAX_DEPTH_LIMIT`](crate::scan::MAX_DEPTH_LIMIT) (the size of the scanner's
+    /// bit stack).
+    pub const fn depth_in_force(&self) -> u16 {
+        if self.max_depth > crate::scan::MAX_DEPTH_LIMIT {
+            crate::scan::MAX_DEPTH_LIMIT
+        } else {
+            self.max_depth
+        }
+    }
+
     /// The same limits with another nesting depth.
     pub const fn max_depth(mut self, depth: u16) -> Self {
         self.max_depth = depth;
