@@ -1,9 +1,13 @@
 //! A JSON-RPC 2.0 server on stdin/stdout, serving the demo method table.
 //!
-//! Newline-delimited: one message per line in, one reply per line out, flushed after
-//! each. Frames and replies up to 64 KiB, nesting depth 128; a longer line gets
-//! `-32600` with `"id":null` and the next line is served normally; blank lines are
-//! skipped and a trailing `\r` is stripped.
+//! Newline-delimited by default: one message per line in, one reply per line out,
+//! flushed after each. `--framing content-length` speaks the LSP base protocol
+//! instead (`Content-Length: N` headers, replies framed the same way).
+//!
+//! Frames and replies up to 64 KiB, nesting depth 128. A longer frame gets `-32600`
+//! with `"id":null` and the next one is served normally; blank lines are skipped and a
+//! trailing `\r` is stripped; a malformed header gets `-32600` and the stream
+//! resynchronises at the next `Content-Length:`.
 //!
 //! ```sh
 //! echo '{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}' \
@@ -12,57 +16,55 @@
 //!
 //! The buffers are allocated once at start-up; no message allocates.
 
-use std::io::{self, Read, Write};
+use std::io;
+use std::process::ExitCode;
 
-use jsonrpc_slice::frame::newline::{FeedResult, LineAccumulator};
-use jsonrpc_slice::frame::oversized_frame_reply;
-use jsonrpc_slice::{demo, Server};
+use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
+use jsonrpc_slice::frame::newline::LineAccumulator;
+use jsonrpc_slice::frame::Framer;
+use jsonrpc_slice::{demo, std_io, Server};
 
 /// The largest frame, in bytes.
 const MAX_FRAME: usize = 64 * 1024;
-/// The largest reply, in bytes (without its newline).
+/// The largest reply, in bytes.
 const MAX_REPLY: usize = 64 * 1024;
 
 static SERVER: Server<()> = Server::new(demo::TABLE);
 
-fn main() -> io::Result<()> {
-    let mut acc = Box::new(LineAccumulator::<MAX_FRAME>::new());
-    let mut out = vec![0u8; MAX_REPLY + 1];
+const USAGE: &str = "usage: serve [--framing newline|content-length]";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let framing = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] | ["--framing", "newline"] => "newline",
+        ["--framing", "content-length"] => "content-length",
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut framer: Box<dyn Framer> = match framing {
+        "newline" => Box::new(LineAccumulator::<MAX_FRAME>::new()),
+        _ => Box::new(ContentLengthAccumulator::<MAX_FRAME>::new()),
+    };
     let mut chunk = vec![0u8; 64 * 1024];
-    let stdin = io::stdin();
-    let mut stdin = stdin.lock();
-    let stdout = io::stdout();
-    let mut stdout = stdout.lock();
-    loop {
-        let n = match stdin.read(&mut chunk) {
-            Ok(0) => return Ok(()),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let mut input = &chunk[..n];
-        loop {
-            let reply = match acc.feed(input) {
-                FeedResult::Consumed => break,
-                FeedResult::Frame { frame, remaining } => {
-                    input = remaining;
-                    SERVER.handle(&mut (), frame, &mut out[..MAX_REPLY])
-                }
-                FeedResult::Oversized { remaining } => {
-                    input = remaining;
-                    oversized_frame_reply(MAX_FRAME, &mut out[..MAX_REPLY])
-                }
-            };
-            match reply {
-                Ok([]) => {}
-                Ok(reply) => {
-                    stdout.write_all(reply)?;
-                    stdout.write_all(b"\n")?;
-                    stdout.flush()?;
-                }
-                // Cannot happen with 64 KiB replies; say so rather than stay silent.
-                Err(e) => eprintln!("serve: {e}"),
-            }
+    let mut out = vec![0u8; MAX_REPLY];
+    let result = std_io::serve(
+        &SERVER,
+        &mut (),
+        framer.as_mut(),
+        &mut io::stdin().lock(),
+        &mut io::stdout().lock(),
+        &mut chunk,
+        &mut out,
+    );
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader went away mid-write: nothing left to answer.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("serve: {e}");
+            ExitCode::FAILURE
         }
     }
 }

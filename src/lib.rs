@@ -92,8 +92,9 @@
 //!
 //! None are on by default, and the core needs none.
 //!
-//! - `std`: nothing yet beyond what `core` gives (errors implement
-//!   `core::error::Error`); reserved for `std::io` adapters.
+//! - `std`: [`std_io::serve`], a framed server over `std::io::{Read, Write}`.
+//! - `embedded-io`, `embedded-io-async`: `embedded_io::serve` and
+//!   `embedded_io::serve_async`, the same over `embedded-io` 0.6 streams (a UART).
 //! - `defmt`: `defmt::Format` for the public error and message types, raw JSON
 //!   printed with the `{=[u8]:a}` hint (firmware logging).
 //!
@@ -111,6 +112,8 @@ extern crate std;
 mod defmt;
 pub mod demo;
 pub mod dispatch;
+#[cfg(any(feature = "embedded-io", feature = "embedded-io-async"))]
+pub mod embedded_io;
 pub mod envelope;
 pub mod error;
 pub mod frame;
@@ -119,6 +122,8 @@ pub mod limits;
 pub mod params;
 pub mod raw;
 pub mod scan;
+#[cfg(feature = "std")]
+pub mod std_io;
 pub mod write;
 
 pub use dispatch::{Handler, Method, MethodTable, OutputTooSmall, Server};

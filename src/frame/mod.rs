@@ -8,13 +8,206 @@
 //! it is lost.
 //!
 //! - [`newline`]: newline-delimited JSON (serial links, sockets, stdio).
+//! - [`content_length`]: `Content-Length:` headers, the LSP base protocol.
+//!
+//! Both implement [`Framer`], so a transport loop ([`answer_chunk`]) serves either.
 
+pub mod content_length;
 pub mod newline;
 
+use crate::dispatch::Server;
+
 use crate::dispatch::OutputTooSmall;
+
 use crate::error::code;
 use crate::id::Id;
 use crate::write::{Message, ResultWriter};
+
+/// What one call to a framer's `feed` found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum FeedResult<'a, 'b> {
+    /// All of the input was taken; no frame is complete yet.
+    Consumed,
+    /// A complete frame, and the input not yet fed.
+    Frame {
+        /// The frame: one JSON-RPC message, for [`Server::handle`].
+        frame: &'a [u8],
+        /// The rest of the input: feed it next.
+        remaining: &'b [u8],
+    },
+    /// A frame longer than the buffer; it was (or is being) skipped. Answer it with
+    /// [`oversized_frame_reply`], then feed `remaining`.
+    Oversized {
+        /// The rest of the input: feed it next.
+        remaining: &'b [u8],
+    },
+    /// Bytes that are not a frame (a malformed header). Answer with
+    /// [`malformed_frame_reply`], then feed `remaining`.
+    Malformed {
+        /// The rest of the input: feed it next.
+        remaining: &'b [u8],
+    },
+}
+
+/// A framing: cuts incoming bytes into frames, and frames outgoing replies.
+pub trait Framer {
+    /// Feeds bytes in; stops at the first event and returns it with the input not yet
+    /// taken.
+    fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b>;
+
+    /// The largest frame, in bytes.
+    fn max_frame(&self) -> usize;
+
+    /// The bytes to send before a reply of `len` bytes (written into `scratch`).
+    fn reply_header<'s>(&self, len: usize, scratch: &'s mut [u8; 40]) -> &'s [u8];
+
+    /// The bytes to send after a reply.
+    fn reply_trailer(&self) -> &'static [u8];
+}
+
+impl<const N: usize> Framer for newline::LineAccumulator<N> {
+    fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {
+        newline::LineAccumulator::feed(self, input)
+    }
+
+    fn max_frame(&self) -> usize {
+        N
+    }
+
+    fn reply_header<'s>(&self, _: usize, _: &'s mut [u8; 40]) -> &'s [u8] {
+        &[]
+    }
+
+    fn reply_trailer(&self) -> &'static [u8] {
+        b"\n"
+    }
+}
+
+impl<const N: usize> Framer for content_length::ContentLengthAccumulator<N> {
+    fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {
+        content_length::ContentLengthAccumulator::feed(self, input)
+    }
+
+    fn max_frame(&self) -> usize {
+        N
+    }
+
+    fn reply_header<'s>(&self, len: usize, scratch: &'s mut [u8; 40]) -> &'s [u8] {
+        content_length::header(len, scratch)
+    }
+
+    fn reply_trailer(&self) -> &'static [u8] {
+        b""
+    }
+}
+
+/// A framed reply, ready to send: header, body, trailer.
+#[derive(Debug)]
+pub struct FramedReply<'o> {
+    header: [u8; 40],
+    header_len: usize,
+    /// The reply itself.
+    pub body: &'o [u8],
+    /// What follows it (`\n` for newline framing).
+    pub trailer: &'static [u8],
+}
+
+impl FramedReply<'_> {
+    /// What precedes the body (`Content-Length: N\r\n\r\n`, or nothing).
+    pub fn header(&self) -> &[u8] {
+        self.header.get(..self.header_len).unwrap_or(&[])
+    }
+
+    /// Header, body and trailer, in order.
+    pub fn pieces(&self) -> [&[u8]; 3] {
+        [self.header(), self.body, self.trailer]
+    }
+}
+
+/// Feeds `input` through `framer` until one frame needs a reply, answers it with
+/// `server` (oversized and malformed frames with `-32600`), and returns the framed
+/// reply, with `input` advanced past what was fed. Returns `None` once all of `input`
+/// is taken. Frames that need no reply (notifications), and replies that do not fit
+/// `output` even as an error (see [`OutputTooSmall`]), are passed over: nothing
+/// partial is ever returned.
+pub fn answer_next<'o, C, F: Framer + ?Sized>(
+    server: &Server<C>,
+    ctx: &mut C,
+    framer: &mut F,
+    input: &mut &[u8],
+    output: &'o mut [u8],
+) -> Option<FramedReply<'o>> {
+    loop {
+        let max_frame = framer.max_frame();
+        let len = match framer.feed(input) {
+            FeedResult::Consumed => {
+                *input = &[];
+                return None;
+            }
+            FeedResult::Frame { frame, remaining } => {
+                *input = remaining;
+                server.handle(ctx, frame, output).map(<[u8]>::len)
+            }
+            FeedResult::Oversized { remaining } => {
+                *input = remaining;
+                oversized_frame_reply(max_frame, output).map(<[u8]>::len)
+            }
+            FeedResult::Malformed { remaining } => {
+                *input = remaining;
+                malformed_frame_reply(output).map(<[u8]>::len)
+            }
+        };
+        let len = match len {
+            Ok(0) | Err(_) => continue,
+            Ok(len) => len,
+        };
+        let mut header = [0u8; 40];
+        let header_len = framer.reply_header(len, &mut header).len();
+        let body: &'o [u8] = output;
+        return Some(FramedReply {
+            header,
+            header_len,
+            body: body.get(..len).unwrap_or(&[]),
+            trailer: framer.reply_trailer(),
+        });
+    }
+}
+
+/// Feeds all of `input` through `framer`, answers each frame, and hands each framed
+/// reply to `send` as its three pieces: header, body, trailer (see [`answer_next`]).
+///
+/// The transport loop of a host or a firmware is: read a chunk, call this, repeat.
+///
+/// ```
+/// use jsonrpc_slice::frame::{answer_chunk, newline::LineAccumulator};
+/// use jsonrpc_slice::{demo, Server};
+///
+/// let server = Server::new(demo::TABLE);
+/// let mut framer = LineAccumulator::<1024>::new();
+/// let mut out = [0u8; 1024];
+/// let mut wire = Vec::new();
+/// for chunk in [&b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"par"[..], b"ams\":[1,2],\"id\":1}\n"] {
+///     answer_chunk(&server, &mut (), &mut framer, chunk, &mut out, |pieces| {
+///         pieces.iter().for_each(|p| wire.extend_from_slice(p));
+///         Ok::<(), ()>(())
+///     })?;
+/// }
+/// assert_eq!(wire, b"{\"jsonrpc\":\"2.0\",\"result\":3,\"id\":1}\n");
+/// # Ok::<(), ()>(())
+/// ```
+pub fn answer_chunk<C, F: Framer + ?Sized, E>(
+    server: &Server<C>,
+    ctx: &mut C,
+    framer: &mut F,
+    mut input: &[u8],
+    output: &mut [u8],
+    mut send: impl FnMut([&[u8]; 3]) -> Result<(), E>,
+) -> Result<(), E> {
+    while let Some(reply) = answer_next(server, ctx, framer, &mut input, output) {
+        send(reply.pieces())?;
+    }
+    Ok(())
+}
 
 /// Writes the reply to a frame longer than `max_frame` bytes: `-32600`, `"id":null`,
 /// message `Invalid Request: frame larger than N bytes`.
@@ -31,6 +224,17 @@ use crate::write::{Message, ResultWriter};
 pub fn oversized_frame_reply(max_frame: usize, output: &mut [u8]) -> Result<&[u8], OutputTooSmall> {
     let mut w = ResultWriter::new(output);
     let message = Message::with("Invalid Request: frame larger than ", max_frame, " bytes");
+    match w.error_reply(Id::NULL, code::INVALID_REQUEST, message, None) {
+        Ok(()) => Ok(w.into_written()),
+        Err(_) => Err(OutputTooSmall),
+    }
+}
+
+/// Writes the reply to bytes that are not a frame (a malformed header): `-32600`,
+/// `"id":null`, message `Invalid Request: malformed frame header`.
+pub fn malformed_frame_reply(output: &mut [u8]) -> Result<&[u8], OutputTooSmall> {
+    let mut w = ResultWriter::new(output);
+    let message = Message::plain("Invalid Request: malformed frame header");
     match w.error_reply(Id::NULL, code::INVALID_REQUEST, message, None) {
         Ok(()) => Ok(w.into_written()),
         Err(_) => Err(OutputTooSmall),

@@ -9,25 +9,7 @@
 //! A JSON-RPC message never needs a raw newline (JSON allows one only as whitespace),
 //! so the codec's replies, which are compact, never hold one either.
 
-/// What one call to [`LineAccumulator::feed`] found.
-#[derive(Debug, PartialEq, Eq)]
-pub enum FeedResult<'a, 'b> {
-    /// All of the input was taken; no line is complete yet.
-    Consumed,
-    /// A complete line (without its `\n` or a trailing `\r`), and the input not yet fed.
-    Frame {
-        /// The line.
-        frame: &'a [u8],
-        /// The rest of the input: feed it next.
-        remaining: &'b [u8],
-    },
-    /// A line longer than the buffer ended here; it was dropped. Answer it with
-    /// [`oversized_frame_reply`](super::oversized_frame_reply), then feed `remaining`.
-    Oversized {
-        /// The rest of the input: feed it next.
-        remaining: &'b [u8],
-    },
-}
+pub use super::FeedResult;
 
 /// Collects newline-delimited frames of at most `N` bytes out of a byte stream.
 ///
@@ -46,7 +28,9 @@ pub enum FeedResult<'a, 'b> {
 ///                 frames += 1;
 ///                 input = remaining;
 ///             }
-///             FeedResult::Oversized { remaining } => input = remaining,
+///             FeedResult::Oversized { remaining } | FeedResult::Malformed { remaining } => {
+///                 input = remaining
+///             }
 ///         }
 ///     }
 /// }
@@ -58,6 +42,8 @@ pub struct LineAccumulator<const N: usize> {
     len: usize,
     /// The current line has outgrown the buffer and is being skipped.
     overflowed: bool,
+    /// The buffer is full and a `\r` came after it, not stored (see `append`).
+    held_cr: bool,
 }
 
 impl<const N: usize> Default for LineAccumulator<N> {
@@ -73,6 +59,7 @@ impl<const N: usize> LineAccumulator<N> {
             buf: [0; N],
             len: 0,
             overflowed: false,
+            held_cr: false,
         }
     }
 
@@ -90,6 +77,7 @@ impl<const N: usize> LineAccumulator<N> {
     pub fn clear(&mut self) {
         self.len = 0;
         self.overflowed = false;
+        self.held_cr = false;
     }
 
     /// Feeds bytes in; stops at the first complete line (or oversized line) and
@@ -97,7 +85,7 @@ impl<const N: usize> LineAccumulator<N> {
     pub fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {
         let mut input = input;
         loop {
-            let (line, rest, complete) = match input.iter().position(|&b| b == b'\n') {
+            let (segment, rest, complete) = match input.iter().position(|&b| b == b'\n') {
                 Some(nl) => (
                     input.get(..nl).unwrap_or(&[]),
                     input.get(nl + 1..).unwrap_or(&[]),
@@ -106,54 +94,71 @@ impl<const N: usize> LineAccumulator<N> {
                 None => (input, &[][..], false),
             };
             if !self.overflowed {
-                let end = self.len + line.len();
-                match self.buf.get_mut(self.len..end) {
-                    Some(dst) => {
-                        dst.copy_from_slice(line);
-                        self.len = end;
-                    }
-                    None => {
-                        // A line with a `\r` just before its `\n` may fit without it.
-                        let fits_without_cr =
-                            complete && line.last() == Some(&b'\r') && end - 1 <= N;
-                        if fits_without_cr {
-                            let line = line.get(..line.len() - 1).unwrap_or(&[]);
-                            if let Some(dst) = self.buf.get_mut(self.len..end - 1) {
-                                dst.copy_from_slice(line);
-                            }
-                            self.len = end - 1;
-                        } else {
-                            self.overflowed = true;
-                            self.len = 0;
-                        }
-                    }
-                }
+                self.append(segment, complete);
             }
             if !complete {
                 return FeedResult::Consumed;
             }
+            let len = self.len;
+            self.len = 0;
+            self.held_cr = false;
             if self.overflowed {
                 self.overflowed = false;
                 return FeedResult::Oversized { remaining: rest };
             }
-            let mut len = self.len;
-            self.len = 0;
-            if len > 0 && self.buf.get(len - 1) == Some(&b'\r') {
-                len -= 1;
-            }
-            let frame = self.buf.get(..len).unwrap_or(&[]);
-            if frame.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+            let len = match self.buf.get(..len) {
+                Some([.., b'\r']) => len - 1,
+                _ => len,
+            };
+            let line = self.buf.get(..len).unwrap_or(&[]);
+            if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
                 // Empty or blank: skipped, no answer.
                 input = rest;
                 continue;
             }
-            // Re-borrow for the caller's lifetime.
-            let frame = self.buf.get(..len).unwrap_or(&[]);
             return FeedResult::Frame {
-                frame,
+                frame: self.buf.get(..len).unwrap_or(&[]),
                 remaining: rest,
             };
         }
+    }
+
+    /// Appends a piece of the current line (`complete`: its newline follows). A
+    /// trailing `\r` that does not fit is held back, since it may turn out to be the
+    /// `\r` of a `\r\n`, which is not part of the frame.
+    fn append(&mut self, segment: &[u8], complete: bool) {
+        if self.held_cr {
+            if segment.is_empty() {
+                // The held `\r` ends the line (complete) or waits for more.
+                return;
+            }
+            // The held `\r` was content, and the buffer is full.
+            self.overflow();
+            return;
+        }
+        let end = self.len + segment.len();
+        if let Some(dst) = self.buf.get_mut(self.len..end) {
+            dst.copy_from_slice(segment);
+            self.len = end;
+            return;
+        }
+        if let [head @ .., b'\r'] = segment {
+            let end = self.len + head.len();
+            if let Some(dst) = self.buf.get_mut(self.len..end) {
+                dst.copy_from_slice(head);
+                self.len = end;
+                // Complete: the `\r` of `\r\n`, dropped. Otherwise: held back.
+                self.held_cr = !complete;
+                return;
+            }
+        }
+        self.overflow();
+    }
+
+    fn overflow(&mut self) {
+        self.overflowed = true;
+        self.held_cr = false;
+        self.len = 0;
     }
 }
 
@@ -175,7 +180,7 @@ mod tests {
                     n += 1;
                     input = remaining;
                 }
-                FeedResult::Oversized { remaining } => {
+                FeedResult::Oversized { remaining } | FeedResult::Malformed { remaining } => {
                     out[n] = (0, false);
                     n += 1;
                     input = remaining;
@@ -200,5 +205,19 @@ mod tests {
         let mut acc = LineAccumulator::<8>::new();
         let mut out = [(0, false); 8];
         assert_eq!(frames(&mut acc, b"\n\r\n \t \r\n1\n", &mut out), 1);
+    }
+
+    #[test]
+    fn a_full_line_whose_crlf_is_split_across_chunks_still_fits() {
+        let mut out = [(0, false); 8];
+        for split in 0..=7 {
+            let stream = b"1234\r\n5678\rx\n";
+            let mut acc = LineAccumulator::<4>::new();
+            let n1 = frames(&mut acc, &stream[..split], &mut out);
+            let mut got = out[..n1].to_vec();
+            let n2 = frames(&mut acc, &stream[split..], &mut out);
+            got.extend_from_slice(&out[..n2]);
+            assert_eq!(got, [(4, true), (0, false)], "split at {split}");
+        }
     }
 }

@@ -1,0 +1,146 @@
+//! Stream framing: the same byte stream cut at every possible chunk boundary gives
+//! the same replies as one-shot input, and garbage or oversized frames in the middle
+//! of a stream lose no valid frame after them. Both framings, through the same
+//! transport loop (`frame::answer_chunk`) the servers use.
+
+use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
+use jsonrpc_slice::frame::newline::LineAccumulator;
+use jsonrpc_slice::frame::{answer_chunk, Framer};
+use jsonrpc_slice::{demo, Server};
+use serde_json::Value;
+
+static SERVER: Server<()> = Server::new(demo::TABLE);
+
+/// The frame size both framers get here: small, so oversized frames are cheap.
+const MAX: usize = 256;
+
+/// The messages of the stream, in order, each with the reply it must get (`None`:
+/// no reply).
+fn messages() -> Vec<(Vec<u8>, Option<Value>)> {
+    let ok = |result: Value, id: Value| {
+        Some(serde_json::json!({"jsonrpc": "2.0", "result": result, "id": id}))
+    };
+    let err = |code: i64, id: Value| Some(serde_json::json!({"code": code, "id": id}));
+    vec![
+        (br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#.to_vec(), ok(19.into(), 1.into())),
+        (br#"{"jsonrpc":"2.0","method":"update","params":[1,2,3,4,5]}"#.to_vec(), None),
+        (br#"{"jsonrpc":"2.0","method":"foobar, "params": "bar", "baz]"#.to_vec(), err(-32700, Value::Null)),
+        (format!(r#"{{"jsonrpc":"2.0","method":"echo","params":["{}"],"id":2}}"#, "x".repeat(2 * MAX)).into_bytes(), err(-32600, Value::Null)),
+        (br#"[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"},{"jsonrpc":"2.0","method":"notify_hello","params":[7]}]"#.to_vec(), Some(serde_json::json!([{"jsonrpc":"2.0","result":7,"id":"1"}]))),
+        (br#"{"jsonrpc":"2.0","method":"get_data","id":"9"}"#.to_vec(), ok(serde_json::json!(["hello", 5]), "9".into())),
+        (b"[]".to_vec(), err(-32600, Value::Null)),
+        (br#"{"jsonrpc":"2.0","method":"subtract","params":{"minuend":42,"subtrahend":23},"id":3}"#.to_vec(), ok(19.into(), 3.into())),
+    ]
+}
+
+/// The replies of one run, as framed bytes.
+fn run<F: Framer>(framer: &mut F, chunks: &[&[u8]]) -> Vec<u8> {
+    let mut wire = Vec::new();
+    let mut out = [0u8; 1024];
+    for chunk in chunks {
+        answer_chunk(&SERVER, &mut (), framer, chunk, &mut out, |pieces| {
+            pieces.iter().for_each(|p| wire.extend_from_slice(p));
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    }
+    wire
+}
+
+/// Splits framed replies back into JSON values.
+fn newline_replies(wire: &[u8]) -> Vec<Value> {
+    wire.split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect()
+}
+
+fn content_length_replies(mut wire: &[u8]) -> Vec<Value> {
+    let mut out = Vec::new();
+    while !wire.is_empty() {
+        let text = std::str::from_utf8(wire).unwrap();
+        let rest = text.strip_prefix("Content-Length: ").expect("a header");
+        let end = rest.find("\r\n\r\n").unwrap();
+        let len: usize = rest[..end].parse().unwrap();
+        let body_start = "Content-Length: ".len() + end + 4;
+        out.push(serde_json::from_slice(&wire[body_start..body_start + len]).unwrap());
+        wire = &wire[body_start + len..];
+    }
+    out
+}
+
+/// Checks replies against the expected ones: code and id for errors, whole value
+/// otherwise.
+fn check(got: &[Value], want: &[Value]) {
+    assert_eq!(got.len(), want.len(), "replies: {got:?}");
+    for (g, w) in got.iter().zip(want) {
+        match w.get("code") {
+            Some(code) => {
+                assert_eq!(&g["error"]["code"], code, "{g}");
+                assert_eq!(&g["id"], &w["id"], "{g}");
+            }
+            None => assert_eq!(g, w),
+        }
+    }
+}
+
+fn every_split<F: Framer>(stream: &[u8], fresh: impl Fn() -> F) -> Vec<u8> {
+    let whole = run(&mut fresh(), &[stream]);
+    for split in 0..=stream.len() {
+        let got = run(&mut fresh(), &[&stream[..split], &stream[split..]]);
+        assert_eq!(got, whole, "split at {split}");
+    }
+    for size in 1..=9 {
+        let chunks: Vec<&[u8]> = stream.chunks(size).collect();
+        assert_eq!(run(&mut fresh(), &chunks), whole, "chunks of {size}");
+    }
+    whole
+}
+
+#[test]
+fn newline_stream_at_every_split() {
+    let mut stream = Vec::new();
+    let mut want = Vec::new();
+    for (i, (msg, reply)) in messages().into_iter().enumerate() {
+        stream.extend_from_slice(&msg);
+        // Vary the line ends, and put blank lines in between.
+        stream.extend_from_slice(if i % 2 == 0 { b"\r\n" } else { b"\n \t\n\n" });
+        want.extend(reply);
+    }
+    let wire = every_split(&stream, LineAccumulator::<MAX>::new);
+    check(&newline_replies(&wire), &want);
+}
+
+#[test]
+fn content_length_stream_at_every_split() {
+    let mut stream = Vec::new();
+    let mut want = Vec::new();
+    for (i, (msg, reply)) in messages().into_iter().enumerate() {
+        stream.extend_from_slice(format!("Content-Length: {}\r\n", msg.len()).as_bytes());
+        if i % 2 == 1 {
+            stream.extend_from_slice(b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n");
+        }
+        stream.extend_from_slice(b"\r\n");
+        stream.extend_from_slice(&msg);
+        want.extend(reply);
+        if i == 4 {
+            // Garbage between two messages: one -32600, and nothing after it lost.
+            stream.extend_from_slice(b"this is not a header\r\n\r\n");
+            want.push(serde_json::json!({"code": -32600, "id": null}));
+        }
+    }
+    let wire = every_split(&stream, ContentLengthAccumulator::<MAX>::new);
+    check(&content_length_replies(&wire), &want);
+}
+
+#[test]
+fn replies_never_hold_a_raw_newline() {
+    // Over newline framing a reply must be one line: params with escaped newlines
+    // come back escaped.
+    let wire = run(
+        &mut LineAccumulator::<MAX>::new(),
+        &[br#"{"jsonrpc":"2.0","method":"echo","params":["a\nb"],"id":"\n"}"#, b"\n"],
+    );
+    assert_eq!(wire.iter().filter(|&&b| b == b'\n').count(), 1);
+    assert_eq!(wire.last(), Some(&b'\n'));
+}
