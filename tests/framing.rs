@@ -118,7 +118,8 @@ fn content_length_stream_at_every_split() {
     for (i, (msg, reply)) in messages().into_iter().enumerate() {
         stream.extend_from_slice(format!("Content-Length: {}\r\n", msg.len()).as_bytes());
         if i % 2 == 1 {
-            stream.extend_from_slice(b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n");
+            stream
+                .extend_from_slice(b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n");
         }
         stream.extend_from_slice(b"\r\n");
         stream.extend_from_slice(&msg);
@@ -139,7 +140,10 @@ fn replies_never_hold_a_raw_newline() {
     // come back escaped.
     let wire = run(
         &mut LineAccumulator::<MAX>::new(),
-        &[br#"{"jsonrpc":"2.0","method":"echo","params":["a\nb"],"id":"\n"}"#, b"\n"],
+        &[
+            br#"{"jsonrpc":"2.0","method":"echo","params":["a\nb"],"id":"\n"}"#,
+            b"\n",
+        ],
     );
     assert_eq!(wire.iter().filter(|&&b| b == b'\n').count(), 1);
     assert_eq!(wire.last(), Some(&b'\n'));
