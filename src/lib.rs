@@ -93,6 +93,9 @@
 //! None are on by default, and the core needs none.
 //!
 //! - `std`: [`std_io::serve`], a framed server over `std::io::{Read, Write}`.
+//! - `serde`: typed params ([`Params::decode`], `serde-json-core`) and typed results
+//!   (`ResultWriter::serialize`), the [`serde::typed`] adapter and the
+//!   `typed_handler!` macro.
 //! - `embedded-io`, `embedded-io-async`: `embedded_io::serve` and
 //!   `embedded_io::serve_async`, the same over `embedded-io` 0.6 streams (a UART).
 //! - `defmt`: `defmt::Format` for the public error and message types, raw JSON
@@ -108,6 +111,7 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod client;
 #[cfg(feature = "defmt")]
 mod defmt;
 pub mod demo;
@@ -122,6 +126,8 @@ pub mod limits;
 pub mod params;
 pub mod raw;
 pub mod scan;
+#[cfg(feature = "serde")]
+pub mod serde;
 #[cfg(feature = "std")]
 pub mod std_io;
 pub mod write;

@@ -1,0 +1,485 @@
+//! The client half: requests written into a fixed buffer, responses parsed borrowed,
+//! and a fixed-capacity table of pending requests that matches them up.
+//!
+//! The mirror image of the server: [`write_request`] and [`write_notification`] build
+//! messages with the same checked writer the server replies with (params raw, built
+//! value by value, or serialized with the `serde` feature);
+//! [`parse_response`](crate::envelope::parse_response) reads replies; [`Pending`]
+//! matches each reply to its request by id and says plainly what went wrong when one
+//! does not match: an unknown id, a second reply to the same request, a reply after
+//! the request was given up, or an id that came back as another type.
+
+use core::fmt;
+
+use crate::id::{Id, IdKind};
+use crate::raw::{RawJson, RawStr};
+use crate::write::{ResultWriter, WriteError};
+
+/// The id a client gives a request.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RequestId<'a> {
+    /// A number, e.g. from an [`IdCounter`].
+    Number(u64),
+    /// A string, written escaped.
+    Str(&'a str),
+    /// An id exactly as given (a string with its escapes, a number lexeme, `null`).
+    Raw(Id<'a>),
+}
+
+/// Numbers for request ids, counting up from where it starts (wrapping at `u64::MAX`).
+///
+/// ```
+/// use jsonrpc_slice::client::IdCounter;
+///
+/// let mut ids = IdCounter::new(1);
+/// assert_eq!((ids.next_id(), ids.next_id()), (1, 2));
+/// ```
+#[derive(Clone, Debug)]
+pub struct IdCounter {
+    next: u64,
+}
+
+impl IdCounter {
+    /// A counter whose first id is `start`.
+    pub const fn new(start: u64) -> Self {
+        Self { next: start }
+    }
+
+    /// The next id.
+    pub fn next_id(&mut self) -> u64 {
+        let id = self.next;
+        self.next = self.next.wrapping_add(1);
+        id
+    }
+}
+
+/// Writes a request into `out`: `{"jsonrpc":"2.0","method":...,"params":...,"id":...}`.
+///
+/// `params` writes the params through a [`ResultWriter`]: an array or an object (raw,
+/// built value by value, or serialized with the `serde` feature), or nothing to leave
+/// the member out. Anything else (a scalar, an incomplete value) is refused with
+/// [`WriteError::Misuse`]; a message that does not fit is [`WriteError::BufferFull`].
+/// Returns the message.
+///
+/// ```
+/// use jsonrpc_slice::client::{write_request, RequestId};
+/// use jsonrpc_slice::RawJson;
+///
+/// let mut buf = [0u8; 128];
+/// let msg = write_request(&mut buf, RequestId::Number(1), "subtract", |p| {
+///     p.begin_array()?;
+///     p.i64(42)?;
+///     p.i64(23)?;
+///     p.end()
+/// })?;
+/// assert_eq!(msg, br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#);
+///
+/// let params = RawJson::new(br#"{"name":"myself"}"#).unwrap();
+/// let msg = write_request(&mut buf, RequestId::Str("5"), "foo.get", |p| p.raw(params))?;
+/// assert_eq!(msg, br#"{"jsonrpc":"2.0","method":"foo.get","params":{"name":"myself"},"id":"5"}"#);
+/// # Ok::<(), jsonrpc_slice::WriteError>(())
+/// ```
+pub fn write_request<'o>(
+    out: &'o mut [u8],
+    id: RequestId<'_>,
+    method: &str,
+    params: impl FnOnce(&mut ResultWriter<'_>) -> Result<(), WriteError>,
+) -> Result<&'o [u8], WriteError> {
+    write_message(out, Some(id), method, params)
+}
+
+/// Writes a notification (a request without an id: it gets no reply) into `out`.
+///
+/// ```
+/// use jsonrpc_slice::client::write_notification;
+///
+/// let mut buf = [0u8; 64];
+/// let msg = write_notification(&mut buf, "update", |_| Ok(()))?;
+/// assert_eq!(msg, br#"{"jsonrpc":"2.0","method":"update"}"#);
+/// # Ok::<(), jsonrpc_slice::WriteError>(())
+/// ```
+pub fn write_notification<'o>(
+    out: &'o mut [u8],
+    method: &str,
+    params: impl FnOnce(&mut ResultWriter<'_>) -> Result<(), WriteError>,
+) -> Result<&'o [u8], WriteError> {
+    write_message(out, None, method, params)
+}
+
+fn write_message<'o>(
+    out: &'o mut [u8],
+    id: Option<RequestId<'_>>,
+    method: &str,
+    params: impl FnOnce(&mut ResultWriter<'_>) -> Result<(), WriteError>,
+) -> Result<&'o [u8], WriteError> {
+    let mut w = ResultWriter::new(out);
+    w.push(b"{\"jsonrpc\":\"2.0\",\"method\":\"")?;
+    w.escaped(method)?;
+    w.push_byte(b'"')?;
+    let mark = w.mark();
+    w.push(b",\"params\":")?;
+    let value_start = w.mark();
+    w.begin_value();
+    params(&mut w)?;
+    if w.overflowed() {
+        return Err(WriteError::BufferFull);
+    }
+    if !w.finish_value()? {
+        w.rollback(mark);
+    } else if !matches!(w.written().get(value_start), Some(b'[' | b'{')) {
+        // Params must be structured: an array or an object.
+        return Err(WriteError::Misuse);
+    }
+    if let Some(id) = id {
+        w.push(b",\"id\":")?;
+        write_id(&mut w, id)?;
+    }
+    w.push_byte(b'}')?;
+    Ok(w.into_written())
+}
+
+/// Writes an id as JSON.
+fn write_id(w: &mut ResultWriter<'_>, id: RequestId<'_>) -> Result<(), WriteError> {
+    match id {
+        RequestId::Number(n) => w.u64_digits(n),
+        RequestId::Str(s) => {
+            w.push_byte(b'"')?;
+            w.escaped(s)?;
+            w.push_byte(b'"')
+        }
+        RequestId::Raw(raw) => w.id(raw),
+    }
+}
+
+/// The longest id (as its JSON bytes) a [`Pending`] table keeps.
+pub const MAX_PENDING_ID: usize = 64;
+
+/// An id kept by a [`Pending`] table: its JSON bytes, as written.
+#[derive(Copy, Clone)]
+struct StoredId {
+    bytes: [u8; MAX_PENDING_ID],
+    len: u8,
+}
+
+impl StoredId {
+    const EMPTY: StoredId = StoredId {
+        bytes: [0; MAX_PENDING_ID],
+        len: 0,
+    };
+
+    fn new(id: RequestId<'_>) -> Option<Self> {
+        let mut stored = Self::EMPTY;
+        let mut w = ResultWriter::new(&mut stored.bytes);
+        write_id(&mut w, id).ok()?;
+        let len = w.written().len() as u8;
+        stored.len = len;
+        Some(stored)
+    }
+
+    fn id(&self) -> Id<'_> {
+        let raw = self.bytes.get(..self.len as usize).unwrap_or(b"null");
+        // Stored from an `Id`, so this is a string, number or null.
+        Id::from_raw(RawJson::trusted(raw)).unwrap_or(Id::NULL)
+    }
+}
+
+/// How two ids compare.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Same {
+    /// The same value and type (strings compared with escapes decoded, numbers by
+    /// lexeme).
+    Yes,
+    /// The same text, another type: `7` and `"7"`.
+    OtherType,
+    No,
+}
+
+/// The text of an id: a string's inside, or a number's lexeme.
+fn id_text(id: Id<'_>) -> RawStr<'_> {
+    match id.as_bytes() {
+        [b'"', s @ .., b'"'] => RawStr::trusted(s),
+        raw => RawStr::trusted(raw),
+    }
+}
+
+fn compare(sent: Id<'_>, got: Id<'_>) -> Same {
+    let inner = id_text;
+    let same_text = || {
+        let (a, b) = (inner(sent), inner(got));
+        if a.has_escapes() || b.has_escapes() {
+            a.bytes().eq(b.bytes())
+        } else {
+            a.as_raw() == b.as_raw()
+        }
+    };
+    match (sent.kind(), got.kind()) {
+        (IdKind::Null, _) | (_, IdKind::Null) => Same::No,
+        (a, b) if a == b => {
+            if same_text() {
+                Same::Yes
+            } else {
+                Same::No
+            }
+        }
+        _ if same_text() => Same::OtherType,
+        _ => Same::No,
+    }
+}
+
+/// What became of a request that has left the table.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Retired {
+    Answered,
+    GivenUp,
+}
+
+/// Why [`Pending::insert`] refused a request.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum InsertError {
+    /// The table is full.
+    Full,
+    /// A request with this id is already pending.
+    DuplicateId,
+    /// The id is longer than [`MAX_PENDING_ID`] bytes, or `null`.
+    UnsuitableId,
+}
+
+impl fmt::Display for InsertError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Full => "pending-request table full",
+            Self::DuplicateId => "a request with this id is already pending",
+            Self::UnsuitableId => "id null or too long to keep",
+        })
+    }
+}
+
+impl core::error::Error for InsertError {}
+
+/// What a response's id means to a [`Pending`] table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Resolution<T> {
+    /// The reply to a pending request, which leaves the table: here is its tag.
+    Matched(T),
+    /// The reply to a pending request whose id came back as another type (`7` sent,
+    /// `"7"` received): a server bug, reported, and the request leaves the table.
+    IdTypeChanged(T),
+    /// A second reply to a request that was answered already.
+    Duplicate,
+    /// A reply to a request that was given up ([`Pending::give_up`]).
+    Late,
+    /// `"id":null`: the server could not read the request's id (a parse error or an
+    /// invalid request), so no request can be matched.
+    NullId,
+    /// An id this table never sent (or forgot: it remembers the last `R` requests
+    /// that left it).
+    Unknown,
+}
+
+/// A fixed-capacity table of requests awaiting replies: `N` pending requests, each
+/// with a tag of yours (a waker, a callback index, a timestamp), and a memory of the
+/// last `R` that left it, to tell a duplicate or late reply from an unknown one.
+///
+/// ```
+/// use jsonrpc_slice::client::{Pending, RequestId, Resolution};
+/// use jsonrpc_slice::{Id, RawJson};
+///
+/// // The ids of replies, as `parse_response` hands them out.
+/// let id = |s: &'static [u8]| Id::from_raw(RawJson::new(s).unwrap()).unwrap();
+/// let mut pending: Pending<&str, 4> = Pending::new();
+/// pending.insert(RequestId::Number(1), "first").unwrap();
+/// pending.insert(RequestId::Str("b"), "second").unwrap();
+///
+/// assert_eq!(pending.resolve(id(b"1")), Resolution::Matched("first"));
+/// assert_eq!(pending.resolve(id(b"1")), Resolution::Duplicate);
+/// assert_eq!(pending.resolve(id(b"7")), Resolution::Unknown);
+/// assert_eq!(pending.give_up(id(b"\"b\"")), Some("second"));
+/// assert_eq!(pending.resolve(id(b"\"b\"")), Resolution::Late);
+/// assert!(pending.is_empty());
+/// ```
+pub struct Pending<T, const N: usize, const R: usize = 8> {
+    slots: [Option<(StoredId, T)>; N],
+    retired: [Option<(StoredId, Retired)>; R],
+    /// Where the next retired id goes (a ring).
+    retired_next: usize,
+}
+
+impl<T, const N: usize, const R: usize> Default for Pending<T, N, R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T, const N: usize, const R: usize> fmt::Debug for Pending<T, N, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.slots.iter().flatten().map(|(id, _)| id.id()))
+            .finish()
+    }
+}
+
+impl<T, const N: usize, const R: usize> Pending<T, N, R> {
+    /// An empty table (a `const fn`, so it can live in a `static`).
+    pub const fn new() -> Self {
+        Self {
+            slots: [const { None }; N],
+            retired: [None; R],
+            retired_next: 0,
+        }
+    }
+
+    /// Requests pending.
+    pub fn len(&self) -> usize {
+        self.slots.iter().flatten().count()
+    }
+
+    /// `true` if no request is pending.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The ids and tags of the pending requests.
+    pub fn iter(&self) -> impl Iterator<Item = (Id<'_>, &T)> {
+        self.slots.iter().flatten().map(|(id, tag)| (id.id(), tag))
+    }
+
+    /// Records a request sent with `id` (the same [`RequestId`] given to
+    /// [`write_request`]). On refusal the tag is handed back.
+    pub fn insert(&mut self, id: RequestId<'_>, tag: T) -> Result<(), (T, InsertError)> {
+        let stored = match StoredId::new(id) {
+            Some(stored) if stored.id().kind() != IdKind::Null => stored,
+            _ => return Err((tag, InsertError::UnsuitableId)),
+        };
+        if self.position(stored.id()).is_some() {
+            return Err((tag, InsertError::DuplicateId));
+        }
+        match self.slots.iter_mut().find(|s| s.is_none()) {
+            Some(slot) => {
+                *slot = Some((stored, tag));
+                Ok(())
+            }
+            None => Err((tag, InsertError::Full)),
+        }
+    }
+
+    /// Matches a response's id against the table.
+    pub fn resolve(&mut self, id: Id<'_>) -> Resolution<T> {
+        if id.kind() == IdKind::Null {
+            return Resolution::NullId;
+        }
+        if let Some(i) = self.position(id) {
+            if let Some((stored, tag)) = self.take(i) {
+                self.retire(stored, Retired::Answered);
+                return Resolution::Matched(tag);
+            }
+        }
+        let other_type = self.slots.iter().position(|s| {
+            s.as_ref()
+                .is_some_and(|(s, _)| compare(s.id(), id) == Same::OtherType)
+        });
+        if let Some(i) = other_type {
+            if let Some((stored, tag)) = self.take(i) {
+                self.retire(stored, Retired::Answered);
+                return Resolution::IdTypeChanged(tag);
+            }
+        }
+        let retired = self
+            .retired
+            .iter()
+            .flatten()
+            .find(|(s, _)| compare(s.id(), id) != Same::No);
+        match retired {
+            Some((_, Retired::Answered)) => Resolution::Duplicate,
+            Some((_, Retired::GivenUp)) => Resolution::Late,
+            None => Resolution::Unknown,
+        }
+    }
+
+    /// Gives up waiting for the reply to `id` (a timeout, a cancellation): the request
+    /// leaves the table, and a reply that comes later is reported as
+    /// [`Resolution::Late`]. Returns its tag, if it was pending.
+    pub fn give_up(&mut self, id: Id<'_>) -> Option<T> {
+        let i = self.position(id)?;
+        let (stored, tag) = self.take(i)?;
+        self.retire(stored, Retired::GivenUp);
+        Some(tag)
+    }
+
+    fn position(&self, id: Id<'_>) -> Option<usize> {
+        self.slots.iter().position(|s| {
+            s.as_ref()
+                .is_some_and(|(s, _)| compare(s.id(), id) == Same::Yes)
+        })
+    }
+
+    fn take(&mut self, i: usize) -> Option<(StoredId, T)> {
+        self.slots.get_mut(i)?.take()
+    }
+
+    fn retire(&mut self, id: StoredId, how: Retired) {
+        if R == 0 {
+            return;
+        }
+        if let Some(slot) = self.retired.get_mut(self.retired_next % R) {
+            *slot = Some((id, how));
+        }
+        self.retired_next = (self.retired_next + 1) % R;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(s: &'static [u8]) -> Id<'static> {
+        Id::from_raw(RawJson::new(s).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn ids_compare_by_value_and_type() {
+        let mut p: Pending<u8, 4, 2> = Pending::new();
+        p.insert(RequestId::Number(7), 1).unwrap();
+        p.insert(RequestId::Raw(id(br#""a\u0062""#)), 2).unwrap();
+        let refused = p.insert(RequestId::Str("ab"), 3);
+        assert_eq!(refused, Err((3, InsertError::DuplicateId)));
+        let refused = p.insert(RequestId::Raw(Id::NULL), 3);
+        assert_eq!(refused, Err((3, InsertError::UnsuitableId)));
+        let long = [b'x'; MAX_PENDING_ID];
+        let long = core::str::from_utf8(&long).unwrap();
+        let refused = p.insert(RequestId::Str(long), 3);
+        assert_eq!(refused, Err((3, InsertError::UnsuitableId)));
+        assert_eq!(p.resolve(id(br#""ab""#)), Resolution::Matched(2));
+        assert_eq!(p.resolve(id(br#""7""#)), Resolution::IdTypeChanged(1));
+        assert_eq!(p.resolve(id(b"7")), Resolution::Duplicate);
+        assert_eq!(p.resolve(id(b"null")), Resolution::NullId);
+        assert_eq!(p.resolve(id(b"7.0")), Resolution::Unknown);
+    }
+
+    #[test]
+    fn full_tables_hand_the_tag_back() {
+        let mut p: Pending<u8, 1, 0> = Pending::new();
+        p.insert(RequestId::Number(1), 1).unwrap();
+        assert_eq!(
+            p.insert(RequestId::Number(2), 2),
+            Err((2, InsertError::Full))
+        );
+        assert_eq!(p.resolve(id(b"1")), Resolution::Matched(1));
+        // No memory of retired ids: a second reply is unknown.
+        assert_eq!(p.resolve(id(b"1")), Resolution::Unknown);
+    }
+
+    #[test]
+    fn requests_refuse_scalar_params() {
+        let mut buf = [0u8; 64];
+        assert_eq!(
+            write_request(&mut buf, RequestId::Number(1), "m", |p| p.i64(1)),
+            Err(WriteError::Misuse)
+        );
+        assert_eq!(
+            write_request(&mut [0u8; 20], RequestId::Number(1), "m", |_| Ok(())),
+            Err(WriteError::BufferFull)
+        );
+        let msg = write_request(&mut buf, RequestId::Str("a\"b"), "m\n", |_| Ok(())).unwrap();
+        assert_eq!(msg, br#"{"jsonrpc":"2.0","method":"m\n","id":"a\"b"}"#);
+    }
+}

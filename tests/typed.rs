@@ -1,0 +1,228 @@
+//! Typed params and results (feature `serde`): decoding positional and named params,
+//! borrowed and escaped strings, shape mismatches as -32602, results serialized into
+//! the reply with rollback on overflow, and the number-or-string way around
+//! serde-json-core's missing `deserialize_any`.
+
+use jsonrpc_slice::serde::{typed, NumberOrString};
+use jsonrpc_slice::{method_table, typed_handler, Params, ResultWriter, RpcError, Server};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+#[derive(Deserialize)]
+struct Subtract {
+    minuend: i64,
+    subtrahend: i64,
+}
+
+#[derive(Deserialize)]
+struct Greet<'a> {
+    name: &'a str,
+    #[serde(default)]
+    times: u8,
+}
+
+#[derive(Serialize)]
+struct Greeting<'a> {
+    text: &'a str,
+    times: u8,
+    tags: [&'a str; 2],
+    ratio: f64,
+}
+
+#[derive(Default)]
+struct Ctx {
+    calls: u32,
+}
+
+typed_handler! {
+    /// Positional: a tuple.
+    fn add(ctx: &mut Ctx, (a, b): (i64, i64)) -> Result<i64, RpcError<'static>> {
+        ctx.calls += 1;
+        a.checked_add(b).ok_or(RpcError::invalid_params())
+    }
+}
+
+typed_handler! {
+    /// Named: a struct.
+    fn subtract(ctx: &mut Ctx, p: Subtract) -> Result<i64, RpcError<'static>> {
+        ctx.calls += 1;
+        Ok(p.minuend - p.subtrahend)
+    }
+}
+
+/// Borrowed strings, and a struct result.
+fn greet<'p>(
+    ctx: &mut Ctx,
+    params: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    typed(ctx, params, out, |_, g: Greet<'p>| {
+        Ok(Greeting {
+            text: g.name,
+            times: g.times,
+            tags: ["a\"b", "\n"],
+            ratio: 0.25,
+        })
+    })
+}
+
+/// Escaped strings, decoded into a scratch buffer and an owned heapless string.
+fn shout<'p>(
+    _: &mut Ctx,
+    params: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let mut scratch = [0u8; 64];
+    let (s,): (heapless::String<64>,) = params.decode_with_scratch(&mut scratch)?;
+    let mut upper = heapless::String::<64>::new();
+    for c in s.chars() {
+        upper
+            .push(c.to_ascii_uppercase())
+            .map_err(|_| RpcError::invalid_params())?;
+    }
+    Ok(out.serialize(upper.as_str())?)
+}
+
+/// A value that is a number or a hex string: read as a raw view.
+fn balance<'p>(
+    _: &mut Ctx,
+    params: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let block = params
+        .nth(0)
+        .and_then(NumberOrString::from_raw)
+        .ok_or(RpcError::invalid_params())?;
+    let n = block.as_u64().ok_or(RpcError::invalid_params())?;
+    Ok(out.serialize(&(n, n * 2))?)
+}
+
+/// A result much larger than the reply buffer: rolled back, -32603.
+fn huge<'p>(_: &mut Ctx, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    Ok(out.serialize(&vec![[0u64; 32]; 64])?)
+}
+
+static SERVER: Server<Ctx> = Server::new(method_table! {
+    "add" => add,
+    "subtract" => subtract,
+    "greet" => greet,
+    "shout" => shout,
+    "balance" => balance,
+    "huge" => huge,
+});
+
+fn call(ctx: &mut Ctx, request: Value) -> Value {
+    let mut out = [0u8; 1024];
+    let input = request.to_string();
+    let reply = SERVER.handle(ctx, input.as_bytes(), &mut out).unwrap();
+    if reply.is_empty() {
+        return Value::Null;
+    }
+    serde_json::from_slice(reply)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(reply)))
+}
+
+fn result(method: &str, params: Value) -> Value {
+    let reply = call(
+        &mut Ctx::default(),
+        json!({"jsonrpc":"2.0","method":method,"params":params,"id":1}),
+    );
+    assert_eq!(reply["id"], 1);
+    reply
+        .get("result")
+        .cloned()
+        .unwrap_or_else(|| panic!("{method}: {reply}"))
+}
+
+fn error(method: &str, params: Value) -> (i64, String) {
+    let request = json!({"jsonrpc":"2.0","method":method,"params":params.clone(),"id":1});
+    let reply = call(&mut Ctx::default(), request);
+    let e = &reply["error"];
+    assert!(e.is_object(), "{method} {params}: {reply}");
+    let code = e["code"].as_i64().unwrap();
+    (code, e["message"].as_str().unwrap().to_owned())
+}
+
+#[test]
+fn positional_and_named() {
+    assert_eq!(result("add", json!([2, 3])), json!(5));
+    assert_eq!(
+        result("subtract", json!({"subtrahend": 23, "minuend": 42})),
+        json!(19)
+    );
+    let mut ctx = Ctx::default();
+    call(
+        &mut ctx,
+        json!({"jsonrpc":"2.0","method":"add","params":[1,1],"id":1}),
+    );
+    call(
+        &mut ctx,
+        json!({"jsonrpc":"2.0","method":"add","params":[1,1]}),
+    );
+    assert_eq!(ctx.calls, 2, "a notification runs its typed handler too");
+}
+
+#[test]
+fn shape_mismatches_are_invalid_params_with_a_reason() {
+    let cases = [
+        (
+            "add",
+            json!([1]),
+            "Invalid params: the shape does not match",
+        ),
+        ("add", json!([1, 2, 3]), "Invalid params: too many values"),
+        (
+            "add",
+            json!(["1", 2]),
+            "Invalid params: a value has the wrong type",
+        ),
+        (
+            "add",
+            json!({"a": 1}),
+            "Invalid params: a value has the wrong type",
+        ),
+        ("add", json!([9223372036854775807_i64, 1]), "Invalid params"),
+        (
+            "subtract",
+            json!({"minuend": 1}),
+            "Invalid params: the shape does not match",
+        ),
+        (
+            "greet",
+            json!({"name": "caf\u{e9}\n"}),
+            "Invalid params: a string with escapes needs decode_with_scratch",
+        ),
+    ];
+    for (method, params, message) in cases {
+        let (code, got) = error(method, params.clone());
+        assert_eq!(code, -32602, "{method} {params}");
+        assert!(got.starts_with(message), "{method} {params}: {got}");
+    }
+}
+
+#[test]
+fn borrowed_and_escaped_strings() {
+    assert_eq!(
+        result("greet", json!({"name": "ada", "times": 2})),
+        json!({"text": "ada", "times": 2, "tags": ["a\"b", "\n"], "ratio": 0.25})
+    );
+    // An escaped string cannot be borrowed; the owned route decodes it.
+    assert_eq!(
+        result("shout", json!(["h\u{e9}llo\t\"x\""])),
+        json!("HéLLO\t\"X\"")
+    );
+}
+
+#[test]
+fn number_or_string() {
+    assert_eq!(result("balance", json!([17])), json!([17, 34]));
+    assert_eq!(result("balance", json!(["0x11"])), json!([17, 34]));
+    assert_eq!(error("balance", json!([true])).0, -32602);
+}
+
+#[test]
+fn serialized_results_roll_back_on_overflow() {
+    let (code, message) = error("huge", json!([]));
+    assert_eq!(code, -32603);
+    assert_eq!(message, "Internal error: reply larger than 1024 bytes");
+}
