@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Prints the firmware's resource budgets, and exits 1 if one is over.
+#
+#   bash examples/firmware-lm3s6965/budget.sh [--stats FILE]
+#
+# flash        .vector_table + .text + .rodata + .data of the release ELF
+#              (opt-level "s", LTO)                                     <= 24 KiB
+# codec share  flash minus the `echo-only` build (same boot, same UART,
+#              same ready line, a byte echo instead of JSON-RPC)        <=  8 KiB
+# static RAM   .data + .bss + .uninit (both 1 KiB buffers included)    <=  4 KiB
+# stack peak   `stats` after qemu-test.sh's transcript (FILE: the
+#              `stats` result qemu-test.sh saved)                       <=  1 KiB
+#
+# Without --stats the stack peak is reported as not measured (it needs QEMU).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$HERE"
+# The firmware's own .cargo/config.toml carries the target and the linker script;
+# RUSTFLAGS from the environment would replace those rustflags, and a foreign target
+# dir would move the ELF.
+unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS CARGO_BUILD_TARGET
+export CARGO_TARGET_DIR="$HERE/target"
+
+FLASH_MAX=$((24 * 1024))
+CODEC_MAX=$((8 * 1024))
+RAM_MAX=$((4 * 1024))
+STACK_MAX=1024
+
+STATS=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --stats) STATS="$2"; shift 2 ;;
+        *) echo "usage: $0 [--stats FILE]" >&2; exit 2 ;;
+    esac
+done
+
+rustup target add thumbv7m-none-eabi >/dev/null 2>&1 || true
+rustup component add llvm-tools >/dev/null 2>&1 || rustup component add llvm-tools-preview >/dev/null 2>&1 || true
+HOST=$(rustc -vV | sed -n 's/^host: //p')
+SIZE="$(rustc --print sysroot)/lib/rustlib/$HOST/bin/llvm-size"
+if [ ! -x "$SIZE" ]; then
+    echo "budget: llvm-size not found at $SIZE (rustup component add llvm-tools)" >&2
+    exit 1
+fi
+
+ELF=target/thumbv7m-none-eabi/release/firmware-lm3s6965
+OUT=target/budget
+mkdir -p "$OUT"
+# echo-only first, so the ELF left in target/ is the real firmware.
+cargo build --release --quiet --features echo-only
+cp "$ELF" "$OUT/echo-only.elf"
+cargo build --release --quiet
+cp "$ELF" "$OUT/firmware.elf"
+
+# Berkeley format: text (code + rodata + vector table), data, bss (.bss + .uninit).
+sizes() { "$SIZE" -B "$1" | awk 'NR == 2 { print $1, $2, $3 }'; }
+read -r TEXT DATA BSS < <(sizes "$OUT/firmware.elf")
+read -r E_TEXT E_DATA E_BSS < <(sizes "$OUT/echo-only.elf")
+FLASH=$((TEXT + DATA))
+ECHO_FLASH=$((E_TEXT + E_DATA))
+CODEC=$((FLASH - ECHO_FLASH))
+RAM=$((DATA + BSS))
+
+STACK=""
+INSTR=""
+if [ -n "$STATS" ] && [ -s "$STATS" ]; then
+    read -r STACK INSTR < <(python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+print(s["stack_peak_bytes"], s.get("last_handle_instructions", ""))' "$STATS")
+fi
+
+FAIL=0
+row() { # name measured limit
+    local verdict=ok
+    if [ "$2" -gt "$3" ]; then verdict=OVER; FAIL=1; fi
+    printf '%-12s %7d B  %5.1f KiB   limit %5d B  %-4s\n' "$1" "$2" "$(echo "$2" | awk '{ printf "%.1f", $1 / 1024 }')" "$3" "$verdict"
+}
+echo "firmware budgets (thumbv7m-none-eabi, opt-level \"s\", LTO):"
+row "flash" "$FLASH" "$FLASH_MAX"
+row "codec share" "$CODEC" "$CODEC_MAX"
+row "static RAM" "$RAM" "$RAM_MAX"
+if [ -n "$STACK" ]; then
+    row "stack peak" "$STACK" "$STACK_MAX"
+else
+    printf '%-12s %s\n' "stack peak" "not measured (qemu-test.sh measures it)"
+fi
+printf '  (echo-only baseline: flash %d B, static RAM %d B; firmware: text %d, data %d, bss %d)\n' \
+    "$ECHO_FLASH" "$((E_DATA + E_BSS))" "$TEXT" "$DATA" "$BSS"
+if [ -n "$INSTR" ] && [ "$INSTR" != "0" ]; then
+    printf '%-12s %7d instructions in Server::handle for the spec'"'"'s first subtract request (QEMU -icount)\n' \
+        "per message" "$INSTR"
+fi
+if [ "$FAIL" -ne 0 ]; then
+    echo "budget: OVER BUDGET"
+    exit 1
+fi
+echo "budget: all within budget"
