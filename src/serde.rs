@@ -548,49 +548,28 @@ impl fmt::Write for StringAdapter<'_, '_> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_, '_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        value.serialize(ValueSerializer { w: self.w })
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.close()
-    }
+/// The sequence-like compounds: each element is the next value of the open array.
+macro_rules! sequence_compound {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for Compound<'_, '_> {
+            type Ok = ();
+            type Error = WriteError;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
+                value.serialize(ValueSerializer { w: self.w })
+            }
+            fn end(self) -> Result<(), WriteError> {
+                self.close()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound<'_, '_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        value.serialize(ValueSerializer { w: self.w })
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        value.serialize(ValueSerializer { w: self.w })
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        value.serialize(ValueSerializer { w: self.w })
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.close()
-    }
-}
+sequence_compound!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Compound<'_, '_> {
     type Ok = ();
@@ -606,37 +585,28 @@ impl ser::SerializeMap for Compound<'_, '_> {
     }
 }
 
-impl ser::SerializeStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), WriteError> {
-        self.w.key(key)?;
-        value.serialize(ValueSerializer { w: self.w })
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.close()
-    }
+/// The struct-like compounds: each field is a key and its value.
+macro_rules! struct_compound {
+    ($($trait:ident),*) => {$(
+        impl ser::$trait for Compound<'_, '_> {
+            type Ok = ();
+            type Error = WriteError;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), WriteError> {
+                self.w.key(key)?;
+                value.serialize(ValueSerializer { w: self.w })
+            }
+            fn end(self) -> Result<(), WriteError> {
+                self.close()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeStructVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), WriteError> {
-        self.w.key(key)?;
-        value.serialize(ValueSerializer { w: self.w })
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.close()
-    }
-}
+struct_compound!(SerializeStruct, SerializeStructVariant);
 
 /// Serializes a map key: strings, and integers and `char`s written as strings.
 struct KeySerializer<'a, 'o> {
