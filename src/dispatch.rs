@@ -340,7 +340,9 @@ impl<C> Server<C> {
             return Ok(());
         }
         w.rollback(mark);
-        let message = Message::with("Internal error: reply larger than ", w.capacity(), " bytes");
+        // The room this reply had: the whole buffer, or what a batch left it.
+        let room = w.limit().saturating_sub(mark);
+        let message = Message::with("Internal error: reply larger than ", room, " bytes");
         w.error_reply(id, code::INTERNAL_ERROR, message, None)
             .inspect_err(|_| w.rollback(mark))
     }

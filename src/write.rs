@@ -14,7 +14,9 @@
 //!   poisons the result, which the dispatcher then replaces with `-32603`.
 //! - Strings are escaped (`"`, `\`, control characters), so nothing a handler writes
 //!   through [`ResultWriter::str`] can break the JSON or put a raw newline on the wire.
-//!   [`RawJson`] values are copied verbatim: they are valid JSON by construction.
+//!   [`RawJson`] values (results, error `data`) are valid JSON by construction and are
+//!   copied verbatim, except that raw line breaks, which a valid value holds only as
+//!   whitespace, are dropped: no reply ever holds one.
 
 use core::fmt;
 
@@ -217,6 +219,25 @@ impl<'o> ResultWriter<'o> {
         self.buf.len()
     }
 
+    /// How far writes may go (see `set_end`).
+    pub(crate) fn limit(&self) -> usize {
+        self.end
+    }
+
+    /// Copies a JSON value verbatim, except for its line breaks: a valid value holds
+    /// `\n` and `\r` only as whitespace between tokens, and dropping them keeps the
+    /// value while no reply ever holds a raw line break (which would break newline
+    /// framing).
+    pub(crate) fn json(&mut self, value: RawJson<'_>) -> Result<(), WriteError> {
+        let mut rest = value.as_bytes();
+        while let Some(i) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            let (run, tail) = rest.split_at(i);
+            self.push(run)?;
+            rest = tail.get(1..).unwrap_or(&[]);
+        }
+        self.push(rest)
+    }
+
     pub(crate) fn set_live(&mut self, live: bool) {
         self.live = live;
     }
@@ -322,7 +343,7 @@ impl<'o> ResultWriter<'o> {
         self.push_byte(b'"')?;
         if let Some(data) = data {
             self.push(b",\"data\":")?;
-            self.push(data.as_bytes())?;
+            self.json(data)?;
         }
         self.push(b"},\"id\":")?;
         self.id(id)?;
@@ -382,10 +403,11 @@ impl<'o> ResultWriter<'o> {
         }
     }
 
-    /// A value given as raw JSON, copied verbatim.
+    /// A value given as raw JSON, copied verbatim but for raw line breaks (JSON
+    /// whitespace), which are dropped so a reply stays one line.
     pub fn raw(&mut self, value: RawJson<'_>) -> Result<(), WriteError> {
         self.before_value()?;
-        self.push(value.as_bytes())?;
+        self.json(value)?;
         self.after_value();
         Ok(())
     }

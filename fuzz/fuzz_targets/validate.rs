@@ -1,0 +1,67 @@
+//! `scan::validate(data, 128)` against serde_json, then the element and member spans of
+//! `RawJson` against serde_json's `RawValue`s.
+//!
+//! Same verdict as serde_json's `from_slice::<&RawValue>` (grammar and strict UTF-8,
+//! numbers as lexemes: `1e400` is fine for both), except for the two documented
+//! differences, decided exactly rather than skipped: more than 128 nested containers
+//! (`TooDeep` here; `RawValue` has no limit, and `Value`'s limit is one lower than
+//! ours) and unpaired `\u` surrogate escapes (`LoneSurrogate` here).
+#![no_main]
+
+use jsonrpc_slice::scan::{validate, value_end, ScanErrorKind};
+use jsonrpc_slice::{Kind, RawJson};
+use jsonrpc_slice_fuzz::{self as oracle, offset, Members};
+use libfuzzer_sys::fuzz_target;
+use serde_json::value::RawValue;
+
+fuzz_target!(|data: &[u8]| {
+    let ours = validate(data, 128);
+    if !oracle::serde_accepts(data) {
+        assert!(ours.is_err(), "accepted, serde_json rejects");
+        return;
+    }
+    let too_deep = oracle::nesting(data) > oracle::MAX_DEPTH;
+    let lone = oracle::has_unpaired_surrogate(data);
+    if let Err(e) = ours {
+        let excused = (too_deep && e.kind == ScanErrorKind::TooDeep)
+            || (lone && e.kind == ScanErrorKind::LoneSurrogate);
+        assert!(excused, "rejected ({e}), serde_json accepts");
+        return;
+    }
+    assert!(
+        !too_deep && !lone,
+        "accepted too deep a nesting or a lone surrogate"
+    );
+
+    let v = RawJson::new(data).expect("validated");
+    let trimmed = (offset(data, v.as_bytes()), v.as_bytes().len());
+    let (start, len) = trimmed;
+    assert_eq!(value_end(data, 0, 128), Ok(start + len));
+    assert!(data[..start]
+        .iter()
+        .chain(&data[start + len..])
+        .all(u8::is_ascii_whitespace));
+    let span = |raw: &RawValue| (offset(data, raw.get().as_bytes()), raw.get().len());
+    match v.kind() {
+        Kind::Array => {
+            let theirs: Vec<&RawValue> = serde_json::from_slice(data).expect("an array");
+            let theirs: Vec<_> = theirs.into_iter().map(span).collect();
+            let ours: Vec<_> = v
+                .elements()
+                .map(|e| (offset(data, e.as_bytes()), e.as_bytes().len()))
+                .collect();
+            assert_eq!(ours, theirs, "element spans");
+        }
+        Kind::Object => {
+            let Members(theirs) = serde_json::from_slice(data).expect("an object");
+            let ours: Vec<_> = v.members().collect();
+            assert_eq!(ours.len(), theirs.len(), "member count");
+            for ((key, value), (their_key, their_value)) in ours.iter().zip(&theirs) {
+                assert!(key.eq_str(their_key), "key {key:?} vs {their_key:?}");
+                let span_ours = (offset(data, value.as_bytes()), value.as_bytes().len());
+                assert_eq!(span_ours, span(their_value), "member value span");
+            }
+        }
+        _ => {}
+    }
+});

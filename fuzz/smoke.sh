@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Fuzz smoke test: builds every cargo-fuzz target and runs each for SECONDS (default 30)
+# on a scratch copy of its committed seeds (fuzz/seeds/, never modified), with
+# -rss_limit_mb=2048. Exits non-zero if any target crashes, fails an assertion, leaks
+# memory past the limit or hangs (-timeout=10), printing the crashing input's path.
+#
+#   bash fuzz/smoke.sh [SECONDS]        # from the repository root, or from anywhere
+#
+# Needs a nightly toolchain (installed with rustup if missing; without one it prints
+# "SKIP: ..." and exits 0) and cargo-fuzz (installed with `cargo install --locked` if
+# missing). Environment: FUZZ_SANITIZER (default "none": the crate forbids unsafe code,
+# so ASan would mostly slow the run; use "address" for a careful run), FUZZ_TARGETS
+# (default: all four).
+set -euo pipefail
+
+SECS="${1:-30}"
+case "$SECS" in '' | *[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;; esac
+FUZZ_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(dirname "$FUZZ_DIR")"
+SANITIZER="${FUZZ_SANITIZER:-none}"
+TARGETS="${FUZZ_TARGETS:-handle validate round_trip line_framing}"
+cd "$ROOT"
+
+# --- toolchain and cargo-fuzz -------------------------------------------------------------
+skip() { echo "SKIP: fuzz smoke: no nightly toolchain${1:+ ($1)}"; exit 0; }
+command -v rustup >/dev/null 2>&1 || skip "rustup not found"
+if ! rustup toolchain list | grep -q '^nightly'; then
+  rustup toolchain install nightly --profile minimal || skip "rustup could not install it"
+fi
+cargo +nightly --version >/dev/null 2>&1 || skip "cargo +nightly does not run"
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo install cargo-fuzz --locked
+fi
+
+# --- build --------------------------------------------------------------------------------
+FLAGS=(--fuzz-dir "$FUZZ_DIR" -O -a -s "$SANITIZER")
+echo "== building fuzz targets (cargo +nightly fuzz build ${FLAGS[*]:2})"
+cargo +nightly fuzz build "${FLAGS[@]}"
+
+# --- run ----------------------------------------------------------------------------------
+SCRATCH="$(mktemp -d "${TMPDIR:-/tmp}/jsonrpc-slice-fuzz.XXXXXX")"
+trap 'rm -rf "$SCRATCH"' EXIT
+LOGS="$FUZZ_DIR/target/smoke-logs"
+mkdir -p "$LOGS"
+
+# Seed directories per target: `handle` also gets validate's JSON documents.
+seeds_of() {
+  case "$1" in
+    handle) echo "$FUZZ_DIR/seeds/handle $FUZZ_DIR/seeds/validate" ;;
+    *) echo "$FUZZ_DIR/seeds/$1" ;;
+  esac
+}
+
+failed=()
+summary=()
+for t in $TARGETS; do
+  corpus="$SCRATCH/$t"
+  mkdir -p "$corpus"
+  for d in $(seeds_of "$t"); do
+    [ -d "$d" ] && cp "$d"/* "$corpus"/ 2>/dev/null || true
+  done
+  # Saved failures are replayed too: fuzz/regressions/<target>-<name>.
+  cp "$FUZZ_DIR"/regressions/"$t"-* "$corpus"/ 2>/dev/null || true
+  dict=()
+  case "$t" in handle | validate | round_trip) dict=(-dict="$FUZZ_DIR/json.dict") ;; esac
+  log="$LOGS/$t.log"
+  echo "== $t: ${SECS}s on $(ls "$corpus" | wc -l) seeds (log: $log)"
+  status=0
+  cargo +nightly fuzz run "${FLAGS[@]}" "$t" "$corpus" -- \
+    -max_total_time="$SECS" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+    "${dict[@]}" >"$log" 2>&1 || status=$?
+  done_line="$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true)"
+  runs="$(sed -nE 's/^#([0-9]+).*/\1/p' <<<"$done_line")"
+  cov="$(sed -nE 's/.*cov: ([0-9]+).*/\1/p' <<<"$done_line")"
+  ft="$(sed -nE 's/.*ft: ([0-9]+).*/\1/p' <<<"$done_line")"
+  corp="$(sed -nE 's/.*corp: ([0-9]+)\/.*/\1/p' <<<"$done_line")"
+  eps="$(sed -nE 's/.*exec\/s: ([0-9]+).*/\1/p' <<<"$done_line")"
+  if [ "$status" -eq 0 ] && [ -n "$done_line" ]; then
+    summary+=("$(printf '%-13s ok    runs=%-10s cov=%-6s ft=%-6s corpus=%-6s exec/s=%s' \
+      "$t" "$runs" "$cov" "$ft" "$corp" "$eps")")
+  else
+    failed+=("$t")
+    artifact="$(sed -nE 's/.*Test unit written to ([^ ]+).*/\1/p' "$log" | tail -n 1)"
+    summary+=("$(printf '%-13s FAIL  exit=%s crashing input: %s' "$t" "$status" "${artifact:-?}")")
+    echo "-- $t failed (exit $status); the end of its log:"
+    grep -v '^#[0-9]' "$log" | tail -n 40
+    grep -A 2 'panicked at' "$log" | head -n 6 | cut -c 1-400 || true
+    [ -n "$artifact" ] && echo "-- crashing input: $artifact (replay: cargo +nightly fuzz run ${FLAGS[*]:2} $t $artifact)"
+  fi
+done
+
+echo "== fuzz smoke summary (${SECS}s per target)"
+printf '%s\n' "${summary[@]}"
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "FAIL: ${failed[*]}"
+  exit 1
+fi
