@@ -18,7 +18,7 @@ SEEDS="$FUZZ_DIR/seeds"
 [ -d "$CORPUS/jsonrpc-spec" ] || { echo "no corpus at $CORPUS" >&2; exit 1; }
 
 rm -rf "$SEEDS"
-mkdir -p "$SEEDS"/{handle,validate,round_trip,line_framing}
+mkdir -p "$SEEDS"/{handle,validate,round_trip,line_framing,stream_framing,response}
 
 # --- handle: the spec's requests, byte for byte (multi-line ones joined by \n) --------
 awk -v out="$SEEDS/handle" '
@@ -89,3 +89,26 @@ spec_lines() {  # the single-line spec requests, one per line, ending with $1
 
 echo "seeds: $(find "$SEEDS" -type f | wc -l) files, $(du -sk "$SEEDS" | cut -f1) KiB on disk, $(find "$SEEDS" -type f -exec cat {} + | wc -c) bytes"
 for d in "$SEEDS"/*/; do echo "  $(basename "$d"): $(ls "$d" | wc -l)"; done
+
+# --- stream_framing and response: a few streams and replies, made by python3 ---------
+python3 - "$SEEDS" "$CORPUS" <<'PY'
+import shutil, sys
+seeds, corpus = sys.argv[1], sys.argv[2]
+reqs = [b'{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}',
+        b'{"jsonrpc":"2.0","method":"update","params":[1,2,3,4,5]}',
+        b'[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"},{"jsonrpc":"2.0","method":"notify_hello","params":[7]}]',
+        b'{"jsonrpc":"2.0","method":"foobar, "params": "bar", "baz]', b'[]']
+newline = b''.join(r + b'\r\n' for r in reqs) + b'\n  \n' + b'[' * 300 + b'\n'
+content_length = (b''.join(b'Content-Length: %d\r\n\r\n' % len(r) + r for r in reqs)
+                  + b'garbage\r\n\r\nContent-Length: 999\r\n\r\n' + b'x' * 999)
+open(f'{seeds}/stream_framing/newline', 'wb').write(bytes([2, 7, 1, 200]) + newline)
+open(f'{seeds}/stream_framing/content_length', 'wb').write(bytes([0x82, 13, 1, 64]) + content_length)
+replies = [b'{"jsonrpc": "2.0", "result": 19, "id": 1}',
+           b'{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}',
+           b'{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}',
+           b'[{"jsonrpc": "2.0", "result": 7, "id": "1"},{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},{"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"}]',
+           b'{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server error","data":[1,{"a":null}]},"id":-1.5e3}']
+for i, r in enumerate(replies):
+    open(f'{seeds}/response/spec_{i}', 'wb').write(r)
+shutil.copy(f'{corpus}/bench/07_response_1k.json', f'{seeds}/response/bench_07')
+PY

@@ -1,0 +1,84 @@
+//! Both framings, end to end: the same byte stream answered by the demo server through
+//! `frame::answer_chunk`, fed whole and cut into fuzzed chunk sizes, must give the same
+//! reply bytes. Every framed reply must also be complete: a `Content-Length` header
+//! whose length is its body's, or one line ending in its only `\n`.
+//!
+//! Input: `data[0]`: bit 7 picks the framing (set: Content-Length), `k = data[0] % 8 + 1`;
+//! then k chunk sizes (one byte each, 0 = an empty feed, used in a cycle); then the
+//! stream.
+#![no_main]
+
+use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
+use jsonrpc_slice::frame::newline::LineAccumulator;
+use jsonrpc_slice::frame::{answer_chunk, Framer};
+use jsonrpc_slice::{demo, Server};
+use libfuzzer_sys::fuzz_target;
+
+static SERVER: Server<()> = Server::new(demo::TABLE);
+
+/// The framed replies to `stream`, fed in chunks of `sizes` (empty: whole).
+fn run(framer: &mut dyn Framer, stream: &[u8], sizes: &[u8]) -> Vec<Vec<u8>> {
+    // Only empty feeds would never get anywhere: then feed it whole.
+    let sizes = if sizes.iter().all(|&s| s == 0) { &[][..] } else { sizes };
+    let mut replies = Vec::new();
+    let mut out = [0u8; 512];
+    let (mut pos, mut i) = (0, 0);
+    while pos < stream.len() {
+        let size = sizes
+            .get(i % sizes.len().max(1))
+            .map_or(stream.len(), |&s| s as usize);
+        i += 1;
+        let end = (pos + size).min(stream.len());
+        answer_chunk(
+            &SERVER,
+            &mut (),
+            framer,
+            &stream[pos..end],
+            &mut out,
+            |pieces| {
+                replies.push(pieces.concat());
+                Ok::<(), ()>(())
+            },
+        )
+        .unwrap();
+        pos = end;
+    }
+    replies
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&head, rest)) = data.split_first() else {
+        return;
+    };
+    let k = (head % 8 + 1) as usize;
+    if rest.len() < k {
+        return;
+    }
+    let (sizes, stream) = rest.split_at(k);
+    let content_length = head & 0x80 != 0;
+    let fresh = || -> Box<dyn Framer> {
+        if content_length {
+            Box::new(ContentLengthAccumulator::<256>::new())
+        } else {
+            Box::new(LineAccumulator::<256>::new())
+        }
+    };
+    let whole = run(fresh().as_mut(), stream, &[]);
+    let chunked = run(fresh().as_mut(), stream, sizes);
+    assert_eq!(whole, chunked, "chunk sizes {sizes:?}");
+    for reply in &whole {
+        if content_length {
+            let text = std::str::from_utf8(reply).expect("UTF-8 reply");
+            let rest = text.strip_prefix("Content-Length: ").expect("a header");
+            let (len, body) = rest.split_once("\r\n\r\n").expect("a header end");
+            assert_eq!(len.parse::<usize>().unwrap(), body.len());
+            assert!(serde_json::from_str::<serde_json::Value>(body).is_ok());
+        } else {
+            assert_eq!(
+                reply.iter().position(|&b| b == b'\n'),
+                Some(reply.len() - 1)
+            );
+            assert!(serde_json::from_slice::<serde_json::Value>(&reply[..reply.len() - 1]).is_ok());
+        }
+    }
+});
