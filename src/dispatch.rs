@@ -77,6 +77,9 @@ impl<C> fmt::Debug for Method<C> {
 /// ```
 pub struct MethodTable<C: 'static> {
     methods: &'static [Method<C>],
+    /// Some name holds a backslash (then a name sent without escapes is compared byte
+    /// for byte only, as before; without one, a byte-equal name is always the match).
+    backslash: bool,
 }
 
 impl<C> Clone for MethodTable<C> {
@@ -119,9 +122,15 @@ impl<C> MethodTable<C> {
     /// If two methods share a name, or a name starts with `rpc.`. In a `const` or
     /// `static` initializer that panic is a compile error, which is where tables belong.
     pub const fn new(methods: &'static [Method<C>]) -> Self {
+        let mut backslash = false;
         let mut i = 0;
         while i < methods.len() {
             let name = methods[i].name.as_bytes();
+            let mut k = 0;
+            while k < name.len() {
+                backslash |= name[k] == b'\\';
+                k += 1;
+            }
             if reserved(name) {
                 panic!("method names that start with `rpc.` are reserved by JSON-RPC 2.0");
             }
@@ -134,7 +143,7 @@ impl<C> MethodTable<C> {
             }
             i += 1;
         }
-        Self { methods }
+        Self { methods, backslash }
     }
 
     /// The rows of the table.
@@ -145,16 +154,26 @@ impl<C> MethodTable<C> {
     /// The handler for `name` (escapes in it decoded), if the table has one.
     pub fn find(&self, name: RawStr<'_>) -> Option<Handler<C>> {
         let raw = name.as_raw();
-        if raw.contains(&b'\\') {
+        // Names as sent, byte for byte: the usual case. A name with an escape cannot
+        // match that way (table names have no backslash... or if one does, the decoded
+        // comparison below still decides).
+        if !self.backslash {
+            if let Some(m) = self.methods.iter().find(|m| m.name.as_bytes() == raw) {
+                return Some(m.handler);
+            }
+            if !raw.contains(&b'\\') {
+                return None;
+            }
+        } else if !raw.contains(&b'\\') {
             return self
                 .methods
                 .iter()
-                .find(|m| name.eq_str(m.name))
+                .find(|m| m.name.as_bytes() == raw)
                 .map(|m| m.handler);
         }
         self.methods
             .iter()
-            .find(|m| m.name.as_bytes() == raw)
+            .find(|m| name.eq_str(m.name))
             .map(|m| m.handler)
     }
 }

@@ -16,7 +16,10 @@ use crate::error::InvalidRequest;
 use crate::id::Id;
 use crate::limits::Limits;
 use crate::raw::{skip_trusted, Kind, RawJson, RawStr};
-use crate::scan::{ScanError, ScanErrorKind, Scanner};
+use crate::scan::{
+    byte_at, skip_string_trusted, skip_ws_fast, string_fast, value_fast, ScanError, ScanErrorKind,
+    Scanner, FAST_PATHS,
+};
 
 /// A valid Request object: a call (it has an `id`) or a notification (it has none).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -112,25 +115,21 @@ impl<'a> Iterator for BatchElements<'a> {
         if self.pos >= self.input.len() {
             return None;
         }
-        let s = Scanner::new(self.input, self.limits.max_depth);
+        let input = self.input;
         let start = self.pos;
-        let (slots, end) = if s.at(start) == b'{' {
-            match object(&s, start, 1) {
-                Ok((slots, end)) => (Some(slots), end),
-                // Unreachable after the validating pass; end the batch rather than guess.
-                Err(_) => {
-                    self.pos = self.input.len();
-                    return None;
-                }
-            }
+        // The batch is valid JSON (the first pass said so): find the members only.
+        let (slots, end) = if byte_at(input, start) == b'{' {
+            let mut slots = Slots::default();
+            let end = object_trusted(&mut slots, input, start);
+            (Some(slots), end)
         } else {
-            (None, skip_trusted(self.input, start))
+            (None, skip_trusted(input, start))
         };
-        let next = s.skip_ws(end);
-        self.pos = if s.at(next) == b',' {
-            s.skip_ws(next + 1)
+        let next = skip_ws_fast(input, end);
+        self.pos = if byte_at(input, next) == b',' {
+            skip_ws_fast(input, next + 1)
         } else {
-            self.input.len()
+            input.len()
         };
         Some(slots)
     }
@@ -146,7 +145,115 @@ enum Top<'a> {
 
 /// Validates all of `input` and finds the envelope members of its object or of each
 /// element of its batch.
+#[inline]
 fn top<'a>(input: &'a [u8], limits: &Limits) -> Result<Top<'a>, ScanError> {
+    match top_fast(input, limits) {
+        Some(top) => Ok(top),
+        None => top_exact(input, limits),
+    }
+}
+
+/// `true` if `input` is one object, valid, read on the fast path into `slots`.
+#[inline(always)]
+fn single_fast<'a>(slots: &mut Slots<'a>, input: &'a [u8], limits: &Limits) -> bool {
+    if !FAST_PATHS {
+        return false;
+    }
+    let start = skip_ws_fast(input, 0);
+    if byte_at(input, start) != b'{' {
+        return false;
+    }
+    let max_depth = limits.depth_in_force() as usize;
+    match object_fast(slots, input, start, 0, max_depth) {
+        Some(end) => skip_ws_fast(input, end) == input.len(),
+        None => false,
+    }
+}
+
+/// [`top`] on the fast path of [`scan`](crate::scan): `None` when the input is not
+/// valid JSON or nests deeper than the fast path goes; [`top_exact`] then decides, and
+/// names the error.
+#[inline(always)]
+fn top_fast<'a>(input: &'a [u8], limits: &Limits) -> Option<Top<'a>> {
+    if !FAST_PATHS {
+        return None;
+    }
+    let max_depth = limits.depth_in_force() as usize;
+    let start = skip_ws_fast(input, 0);
+    let (top, end) = match byte_at(input, start) {
+        b'{' => {
+            let mut slots = Slots::default();
+            let end = object_fast(&mut slots, input, start, 0, max_depth)?;
+            (Top::Object(slots), end)
+        }
+        b'[' => return batch_fast(input, start, limits, max_depth),
+        _ => (
+            Top::Other(InvalidRequest::NotAnObject),
+            value_fast(input, start, 0, max_depth)?,
+        ),
+    };
+    if skip_ws_fast(input, end) != input.len() {
+        return None;
+    }
+    Some(top)
+}
+
+/// [`batch`] on the fast path: see [`top_fast`].
+#[inline(never)]
+fn batch_fast<'a>(
+    input: &'a [u8],
+    start: usize,
+    limits: &Limits,
+    max_depth: usize,
+) -> Option<Top<'a>> {
+    if max_depth == 0 {
+        return None;
+    }
+    let first = skip_ws_fast(input, start + 1);
+    let mut i = first;
+    let mut len = 0usize;
+    if byte_at(input, i) == b']' {
+        i += 1;
+    } else {
+        // Elements are validated here and read in a second pass (see `BatchElements`);
+        // objects go the object way, which knows the envelope keys.
+        let mut scratch = Slots::default();
+        loop {
+            let end = if byte_at(input, i) == b'{' {
+                object_fast(&mut scratch, input, i, 1, max_depth)?
+            } else {
+                value_fast(input, i, 1, max_depth)?
+            };
+            i = skip_ws_fast(input, end);
+            len += 1;
+            match byte_at(input, i) {
+                b',' => i = skip_ws_fast(input, i + 1),
+                b']' => break i += 1,
+                _ => return None,
+            }
+        }
+    }
+    if skip_ws_fast(input, i) != input.len() {
+        return None;
+    }
+    Some(if len == 0 {
+        Top::Other(InvalidRequest::EmptyBatch)
+    } else if len > limits.max_batch {
+        Top::Other(InvalidRequest::BatchTooLarge)
+    } else {
+        Top::Batch(BatchElements {
+            input,
+            pos: first,
+            len,
+            limits: *limits,
+        })
+    })
+}
+
+/// [`top`] with the [`Scanner`]: exact errors, any depth.
+#[cold]
+#[inline(never)]
+fn top_exact<'a>(input: &'a [u8], limits: &Limits) -> Result<Top<'a>, ScanError> {
     let s = Scanner::new(input, limits.max_depth);
     let start = s.skip_ws(0);
     match s.at(start) {
@@ -179,6 +286,11 @@ fn top<'a>(input: &'a [u8], limits: &Limits) -> Result<Top<'a>, ScanError> {
 /// assert_eq!(req.id.unwrap().as_bytes(), b"7");
 /// ```
 pub fn parse<'a>(input: &'a [u8], limits: &Limits) -> Result<Envelope<'a>, ScanError> {
+    // The common case first: one object, valid, on the fast path.
+    let mut slots = Slots::default();
+    if single_fast(&mut slots, input, limits) {
+        return Ok(Envelope::Single(slots.request(limits)));
+    }
     Ok(match top(input, limits)? {
         Top::Object(slots) => Envelope::Single(slots.request(limits)),
         Top::Other(reason) => Envelope::Single(Call::Invalid {
@@ -363,6 +475,10 @@ pub fn parse_response<'a>(
     input: &'a [u8],
     limits: &Limits,
 ) -> Result<ResponseMessage<'a>, ScanError> {
+    let mut slots = Slots::default();
+    if single_fast(&mut slots, input, limits) {
+        return Ok(ResponseMessage::Single(slots.response()));
+    }
     Ok(match top(input, limits)? {
         Top::Object(slots) => ResponseMessage::Single(slots.response()),
         Top::Other(reason) => ResponseMessage::Single(Err(match reason {
@@ -435,6 +551,214 @@ fn member(key: RawStr<'_>) -> Member {
             .map_or(Member::Other, |&(_, m)| m),
         _ => Member::Other,
     }
+}
+
+/// The member a key names, for a key without escapes: the names are read as one
+/// little-endian word (they are all shorter than eight bytes).
+#[inline(always)]
+fn member_plain(input: &[u8], key_start: usize, key_len: usize) -> Member {
+    const fn name(s: &[u8]) -> u64 {
+        let mut w = 0u64;
+        let mut k = 0;
+        while k < s.len() {
+            w |= (s[k] as u64) << (8 * k);
+            k += 1;
+        }
+        w
+    }
+    const ID: u64 = name(b"id");
+    const ERROR: u64 = name(b"error");
+    const METHOD: u64 = name(b"method");
+    const PARAMS: u64 = name(b"params");
+    const RESULT: u64 = name(b"result");
+    const JSONRPC: u64 = name(b"jsonrpc");
+    if !(2..=7).contains(&key_len) {
+        return Member::Other;
+    }
+    // The key is followed by its closing quote, so a short input still has the bytes;
+    // near the very end of the input, read them one by one.
+    let w = match input.get(key_start..).and_then(|r| r.first_chunk::<8>()) {
+        Some(w) => u64::from_le_bytes(*w),
+        None => {
+            let mut w = 0u64;
+            for k in 0..key_len {
+                w |= (byte_at(input, key_start + k) as u64) << (8 * k);
+            }
+            w
+        }
+    };
+    let w = w & ((1u64 << (8 * key_len)) - 1);
+    match (key_len, w) {
+        (2, ID) => Member::Id,
+        (5, ERROR) => Member::Error,
+        (6, METHOD) => Member::Method,
+        (6, PARAMS) => Member::Params,
+        (6, RESULT) => Member::Result,
+        (7, JSONRPC) => Member::Jsonrpc,
+        _ => Member::Other,
+    }
+}
+
+/// A little-endian word of up to eight bytes.
+const fn le(s: &[u8]) -> u64 {
+    let mut w = 0u64;
+    let mut k = 0;
+    while k < s.len() {
+        w |= (s[k] as u64) << (8 * k);
+        k += 1;
+    }
+    w
+}
+
+/// The envelope keys as most senders write them: the name, its closing quote and the
+/// colon, read in one word. At the opening quote `i` of a key: the member and the
+/// offset just after the colon, when the key is one of them (anything else, escapes or
+/// whitespace included, goes the general way).
+#[inline(always)]
+fn known_key(input: &[u8], i: usize) -> Option<(Member, usize)> {
+    let w = match input.get(i + 1..).and_then(|r| r.first_chunk::<8>()) {
+        Some(w) => u64::from_le_bytes(*w),
+        // Near the end of the input: the last member is often a short id.
+        None => {
+            return match input.get(i + 1..i + 5) {
+                Some(b"id\":") => Some((Member::Id, i + 5)),
+                _ => None,
+            }
+        }
+    };
+    const METHOD: u64 = le(b"method\":");
+    const PARAMS: u64 = le(b"params\":");
+    const RESULT: u64 = le(b"result\":");
+    const JSONRPC: u64 = le(b"jsonrpc\"");
+    const ID: u64 = le(b"id\":");
+    const ERROR: u64 = le(b"error\":");
+    match w {
+        METHOD => return Some((Member::Method, i + 9)),
+        PARAMS => return Some((Member::Params, i + 9)),
+        RESULT => return Some((Member::Result, i + 9)),
+        JSONRPC if byte_at(input, i + 9) == b':' => return Some((Member::Jsonrpc, i + 10)),
+        _ => {}
+    }
+    if w & 0xFFFF_FFFF == ID {
+        return Some((Member::Id, i + 5));
+    }
+    if w & 0x00FF_FFFF_FFFF_FFFF == ERROR {
+        return Some((Member::Error, i + 8));
+    }
+    None
+}
+
+/// The value `"2.0"` at `i`, as most senders write it: the offset after it.
+#[inline(always)]
+fn plain_version(input: &[u8], i: usize) -> Option<usize> {
+    match input.get(i..i + 5) {
+        Some(b"\"2.0\"") => Some(i + 5),
+        _ => None,
+    }
+}
+
+/// [`object`] on the fast path: `None` when it is not valid or nests deeper than the
+/// fast path goes (then [`object`] decides).
+#[inline(always)]
+fn object_fast<'a>(
+    slots: &mut Slots<'a>,
+    input: &'a [u8],
+    start: usize,
+    depth: usize,
+    max_depth: usize,
+) -> Option<usize> {
+    if depth >= max_depth {
+        return None;
+    }
+    let mut i = skip_ws_fast(input, start + 1);
+    if byte_at(input, i) == b'}' {
+        return Some(i + 1);
+    }
+    loop {
+        if byte_at(input, i) != b'"' {
+            return None;
+        }
+        let (m, after_colon) = match known_key(input, i) {
+            Some(known) => known,
+            None => {
+                let (key_end, escaped) = string_fast(input, i)?;
+                let m = if escaped {
+                    member(RawStr::trusted(input.get(i + 1..key_end - 1)?))
+                } else {
+                    member_plain(input, i + 1, key_end - i - 2)
+                };
+                i = skip_ws_fast(input, key_end);
+                if byte_at(input, i) != b':' {
+                    return None;
+                }
+                (m, i + 1)
+            }
+        };
+        let value_start = skip_ws_fast(input, after_colon);
+        let value_end = match plain_version(input, value_start) {
+            Some(end) if m == Member::Jsonrpc => end,
+            _ => value_fast(input, value_start, depth + 1, max_depth)?,
+        };
+        if let Some(slot) = slots.values.get_mut(m as usize) {
+            if slot.is_some() {
+                slots.duplicates |= 1 << m as u8;
+            }
+            *slot = Some(RawJson::trusted(input.get(value_start..value_end)?));
+        }
+        i = skip_ws_fast(input, value_end);
+        match byte_at(input, i) {
+            b',' => i = skip_ws_fast(input, i + 1),
+            b'}' => return Some(i + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// Records the envelope members of the object whose `{` is at `start`, in input
+/// validated already; returns the offset after its `}`. On input that is not valid JSON
+/// it ends without panicking, at or before the end of the input.
+#[inline(always)]
+fn object_trusted<'a>(slots: &mut Slots<'a>, input: &'a [u8], start: usize) -> usize {
+    let mut i = skip_ws_fast(input, start + 1);
+    while byte_at(input, i) == b'"' {
+        let (m, after_colon) = match known_key(input, i) {
+            Some(known) => known,
+            None => {
+                let key_end = skip_string_trusted(input, i);
+                let key_len = key_end.saturating_sub(i + 2);
+                let mut m = member_plain(input, i + 1, key_len);
+                if m == Member::Other {
+                    let key = input.get(i + 1..i + 1 + key_len).unwrap_or(&[]);
+                    if key.contains(&b'\\') {
+                        m = member(RawStr::trusted(key));
+                    }
+                }
+                // Past the colon.
+                (m, skip_ws_fast(input, key_end) + 1)
+            }
+        };
+        let value_start = skip_ws_fast(input, after_colon);
+        let value_end = match byte_at(input, value_start) {
+            b'"' => match plain_version(input, value_start) {
+                Some(end) if m == Member::Jsonrpc => end,
+                _ => skip_string_trusted(input, value_start),
+            },
+            _ => skip_trusted(input, value_start),
+        };
+        if let Some(slot) = slots.values.get_mut(m as usize) {
+            if slot.is_some() {
+                slots.duplicates |= 1 << m as u8;
+            }
+            *slot = input.get(value_start..value_end).map(RawJson::trusted);
+        }
+        i = skip_ws_fast(input, value_end);
+        if byte_at(input, i) != b',' {
+            break;
+        }
+        i = skip_ws_fast(input, i + 1);
+    }
+    // The closing brace.
+    (i + 1).min(input.len())
 }
 
 /// Scans the object whose `{` is at `start`, inside `depth` containers, recording its
@@ -555,9 +879,11 @@ impl<'a> Slots<'a> {
 
     /// `jsonrpc` is present and exactly the string `"2.0"` (escapes decoded).
     fn version_ok(&self) -> bool {
-        self.get(Member::Jsonrpc)
-            .and_then(|v| v.as_str())
-            .is_some_and(|v| v.eq_str("2.0"))
+        match self.get(Member::Jsonrpc) {
+            Some(v) if v.as_bytes() == b"\"2.0\"" => true,
+            Some(v) => v.as_str().is_some_and(|v| v.eq_str("2.0")),
+            None => false,
+        }
     }
 }
 
@@ -691,6 +1017,98 @@ mod tests {
                 std::str::from_utf8(input).unwrap()
             );
         }
+    }
+
+    /// `parse` with the exact scanner only, for the differential test.
+    fn parse_exact(input: &[u8]) -> Result<Vec<Call<'_>>, ScanError> {
+        let limits = Limits::DEFAULT;
+        Ok(match top_exact(input, &limits)? {
+            Top::Object(slots) => std::vec![slots.request(&limits)],
+            Top::Other(reason) => std::vec![Call::Invalid {
+                id: Id::NULL,
+                reason
+            }],
+            Top::Batch(elements) => Batch { elements }.collect(),
+        })
+    }
+
+    fn parse_calls(input: &[u8]) -> Result<Vec<Call<'_>>, ScanError> {
+        Ok(match parse(input, &Limits::DEFAULT)? {
+            Envelope::Single(call) => std::vec![call],
+            Envelope::Batch(batch) => batch.collect(),
+        })
+    }
+
+    fn response_list_exact(
+        input: &[u8],
+    ) -> Result<Vec<Result<Response<'_>, InvalidResponse>>, ScanError> {
+        Ok(match top_exact(input, &Limits::DEFAULT)? {
+            Top::Object(slots) => std::vec![slots.response()],
+            Top::Other(reason) => std::vec![Err(match reason {
+                InvalidRequest::EmptyBatch => InvalidResponse::EmptyBatch,
+                InvalidRequest::BatchTooLarge => InvalidResponse::BatchTooLarge,
+                _ => InvalidResponse::NotAnObject,
+            })],
+            Top::Batch(elements) => ResponseBatch { elements }.collect(),
+        })
+    }
+
+    fn response_list(
+        input: &[u8],
+    ) -> Result<Vec<Result<Response<'_>, InvalidResponse>>, ScanError> {
+        Ok(match parse_response(input, &Limits::DEFAULT)? {
+            ResponseMessage::Single(r) => std::vec![r],
+            ResponseMessage::Batch(b) => b.collect(),
+        })
+    }
+
+    /// The fast path (speculative keys, word-at-a-time strings, trusted second pass over
+    /// batches) gives what the exact scanner gives, error offsets included, on the
+    /// bench messages, each cut at every length and with bytes changed.
+    #[test]
+    fn fast_path_agrees_with_the_exact_path() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/bench");
+        let mut seeds: Vec<Vec<u8>> = std::vec![
+            br#"{"id":1,"jsonrpc":"2.0","method":"m"}"#.to_vec(),
+            br#" { "jsonrpc" : "2.0" , "method" : "m" , "id" : "x" } "#.to_vec(),
+            br#"[{"jsonrpc":"2.0","method":"a","params":{"k":[1,{"x":"]"}]},"id":1},2,{"jsonrpc":"2.0","error":{"code":1,"message":"m"},"id":null}]"#.to_vec(),
+            br#"{"jsonrpc":"2.0","result":[],"error":null,"id":7,"id":8}"#.to_vec(),
+        ];
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for e in entries.flatten() {
+                if e.path().extension().is_some_and(|x| x == "json") {
+                    seeds.push(std::fs::read(e.path()).unwrap());
+                }
+            }
+        }
+        let mut rng: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut checked = 0;
+        for seed in seeds {
+            let mut inputs = std::vec![seed.clone()];
+            let step = seed.len() / 300 + 1;
+            for cut in (0..seed.len()).step_by(step) {
+                inputs.push(seed[..cut].to_vec());
+            }
+            for _ in 0..200 {
+                rng = rng
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let at = (rng >> 33) as usize % seed.len();
+                let mut m = seed.clone();
+                m[at] = b"\"\\]}[{,: 1a\x00\xff"[(rng >> 12) as usize % 13];
+                inputs.push(m);
+            }
+            for input in &inputs {
+                assert_eq!(parse_calls(input), parse_exact(input), "{input:?}");
+                assert_eq!(
+                    response_list(input),
+                    response_list_exact(input),
+                    "{input:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000);
     }
 
     #[test]

@@ -263,56 +263,15 @@ impl<'a> Cursor<'a> {
 }
 
 /// The offset just past the value starting at `i` in already-scanned JSON. Iterative:
-/// containers are skipped by counting brackets outside strings. On bytes that are not
-/// valid JSON it still ends (at or before `b.len()`) without panicking.
-pub(crate) fn skip_trusted(b: &[u8], mut i: usize) -> usize {
-    match b.get(i) {
-        None => b.len(),
-        Some(b'"') => string_end_trusted(b, i),
-        Some(b'{' | b'[') => {
-            let mut depth: usize = 0;
-            loop {
-                match b.get(i) {
-                    None => return b.len(),
-                    Some(b'"') => i = string_end_trusted(b, i),
-                    Some(b'{' | b'[') => {
-                        depth += 1;
-                        i += 1;
-                    }
-                    Some(b'}' | b']') => {
-                        depth -= 1;
-                        i += 1;
-                        if depth == 0 {
-                            return i;
-                        }
-                    }
-                    Some(_) => i += 1,
-                }
-            }
-        }
-        Some(_) => {
-            while !matches!(
-                b.get(i),
-                None | Some(b',' | b']' | b'}' | b':' | b' ' | b'\n' | b'\r' | b'\t')
-            ) {
-                i += 1;
-            }
-            i
-        }
+/// containers are skipped by counting brackets outside strings, a word at a time. On
+/// bytes that are not valid JSON it still ends (at or before `b.len()`) without
+/// panicking.
+#[inline]
+pub(crate) fn skip_trusted(b: &[u8], i: usize) -> usize {
+    if i >= b.len() {
+        return b.len();
     }
-}
-
-/// The offset just past the string whose opening quote is at `i`.
-fn string_end_trusted(b: &[u8], mut i: usize) -> usize {
-    i += 1;
-    loop {
-        match b.get(i) {
-            None => return b.len(),
-            Some(b'"') => return i + 1,
-            Some(b'\\') => i += 2,
-            Some(_) => i += 1,
-        }
-    }
+    scan::skip_value_trusted(b, i)
 }
 
 /// The elements of a JSON array, in order. See [`RawJson::elements`].

@@ -103,6 +103,14 @@ impl core::error::Error for ScanError {}
 /// ```
 pub fn validate(input: &[u8], max_depth: u16) -> Result<(), ScanError> {
     let s = Scanner::new(input, max_depth);
+    if FAST_PATHS {
+        let start = skip_ws_fast(input, 0);
+        if let Some(end) = value_fast(input, start, 0, s.max_depth) {
+            if skip_ws_fast(input, end) == input.len() {
+                return Ok(());
+            }
+        }
+    }
     let start = s.skip_ws(0);
     let end = s.value(start, 0)?;
     s.end(end)
@@ -118,9 +126,21 @@ pub fn validate(input: &[u8], max_depth: u16) -> Result<(), ScanError> {
 /// ```
 pub fn value_end(input: &[u8], start: usize, max_depth: u16) -> Result<usize, ScanError> {
     let s = Scanner::new(input, max_depth);
+    if FAST_PATHS {
+        if let Some(end) = value_fast(input, skip_ws_fast(input, start), 0, s.max_depth) {
+            return Ok(end);
+        }
+    }
     let at = s.skip_ws(start);
     s.value(at, 0)
 }
+
+/// Whether the word-at-a-time validating paths run before the exact byte-at-a-time
+/// scanner: on 64-bit targets, where an 8-byte word is one register. Elsewhere (a
+/// Cortex-M) only the exact scanner is compiled in: it is about 9 KiB of flash and
+/// 100 bytes of stack smaller. Both paths give the same verdicts; the unit tests of
+/// this module and of `envelope` run both side by side on every host.
+pub(crate) const FAST_PATHS: bool = cfg!(target_pointer_width = "64");
 
 /// Bytes that end a run of plain string content: `"`, `\`, control characters, and
 /// every non-ASCII byte (which starts a UTF-8 sequence to check).
@@ -474,6 +494,543 @@ impl<'a> Scanner<'a> {
     }
 }
 
+// ---- the fast path ---------------------------------------------------------------
+//
+// The functions below accept exactly the language of the [`Scanner`] above, faster: they
+// read strings a word (8 bytes) at a time, keep the nesting of up to `FAST_DEPTH` levels
+// in one register, and say nothing about *why* an input is refused. They answer `None`
+// when an input is not valid or when they cannot decide (deeper than `FAST_DEPTH`); the
+// callers then run the [`Scanner`], which gives the exact error, kind and offset, or
+// goes deeper. So the fast path only ever has to be right about accepting.
+
+/// How many containers the fast path keeps open at once (one bit each in a `u64`).
+const FAST_DEPTH: usize = 63;
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `x` that ends a run of plain string content: `"`, `\`,
+/// a control character or a non-ASCII byte. Bits above the lowest one may be false
+/// (borrows run upwards), so only the lowest one is used.
+#[inline(always)]
+const fn string_stops(x: u64) -> u64 {
+    let quote = (x ^ (ONES * b'"' as u64)).wrapping_sub(ONES);
+    let backslash = (x ^ (ONES * b'\\' as u64)).wrapping_sub(ONES);
+    let control = x.wrapping_sub(ONES * 0x20);
+    (quote | backslash | control | x) & HIGH
+}
+
+/// The eight bytes at `i` as a little-endian word, if there are eight.
+#[inline(always)]
+fn word(b: &[u8], i: usize) -> Option<u64> {
+    b.get(i..)
+        .and_then(|rest| rest.first_chunk::<8>())
+        .map(|w| u64::from_le_bytes(*w))
+}
+
+/// What follows a backslash: 1 for the one-letter escapes, 2 for `u`, 0 for anything
+/// else (an error).
+static ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let simple = *b"\"\\/bfnrt";
+    let mut k = 0;
+    while k < simple.len() {
+        t[simple[k] as usize] = 1;
+        k += 1;
+    }
+    t[b'u' as usize] = 2;
+    t
+};
+
+/// The byte at `i`, or `0` past the end.
+#[inline(always)]
+pub(crate) fn byte_at(b: &[u8], i: usize) -> u8 {
+    match b.get(i) {
+        Some(&c) => c,
+        None => 0,
+    }
+}
+
+/// Skips whitespace from `i`.
+#[inline(always)]
+pub(crate) fn skip_ws_fast(b: &[u8], i: usize) -> usize {
+    if byte_at(b, i) > b' ' {
+        return i;
+    }
+    skip_ws_slow(b, i)
+}
+
+#[inline(never)]
+fn skip_ws_slow(b: &[u8], mut i: usize) -> usize {
+    while matches!(byte_at(b, i), b' ' | b'\n' | b'\r' | b'\t') {
+        i += 1;
+    }
+    i
+}
+
+/// The string whose opening quote is at `i`: the offset after its closing quote, and
+/// whether it holds an escape. `None` if it is not a valid string.
+#[inline(always)]
+pub(crate) fn string_fast(b: &[u8], i: usize) -> Option<(usize, bool)> {
+    let mut i = i + 1;
+    // Most strings (keys, short values) end within the first two words.
+    for _ in 0..2 {
+        let Some(x) = word(b, i) else { break };
+        let m = string_stops(x);
+        if m != 0 {
+            let at = i + (m.trailing_zeros() / 8) as usize;
+            if byte_at(b, at) == b'"' {
+                return Some((at + 1, false));
+            }
+            return string_rest(b, at, false);
+        }
+        i += 8;
+    }
+    string_rest(b, i, false)
+}
+
+/// The rest of a string from `i` (inside it, after plain content).
+///
+/// A word at a time: the stops of a word (see [`string_stops`]) are handled in order
+/// without reading the word again; a one-letter escape inside the word costs a few
+/// bit operations. Bits above the lowest stop may be false (a borrow after `\\`), so
+/// every stop is classified by its byte, and a plain byte is just passed over.
+#[inline(never)]
+fn string_rest(b: &[u8], mut i: usize, mut escaped: bool) -> Option<(usize, bool)> {
+    loop {
+        let (w0, x, mut m) = loop {
+            let Some(x) = word(b, i) else {
+                return string_tail(b, i, escaped);
+            };
+            let m = string_stops(x);
+            if m != 0 {
+                break (i, x, m);
+            }
+            i += 8;
+        };
+        // The stops of the word at `w0`, lowest first.
+        loop {
+            let k = (m.trailing_zeros() / 8) as usize;
+            let c = (x >> (8 * k)) as u8;
+            match c {
+                b'"' => return Some((w0 + k + 1, escaped)),
+                b'\\' => {
+                    escaped = true;
+                    if k == 7 {
+                        // The escaped byte is in the next word.
+                        i = escape_end(b, w0 + 7)?;
+                        break;
+                    }
+                    match ESCAPE[(x >> (8 * k + 8)) as u8 as usize] {
+                        // Clear the stops up to the escaped byte, inclusive.
+                        1 => m &= (!0u64 << (8 * k + 8)) << 8,
+                        2 => {
+                            i = escape_u(b, w0 + k)?;
+                            break;
+                        }
+                        _ => return None,
+                    }
+                }
+                0x80..=0xFF => {
+                    i = utf8_end(b, w0 + k)?;
+                    break;
+                }
+                0x00..=0x1F => return None,
+                // A false stop: a plain byte.
+                _ => m &= m - 1,
+            }
+            if m == 0 {
+                i = w0 + 8;
+                break;
+            }
+        }
+    }
+}
+
+/// The escape whose backslash is at `i`; the offset after it.
+#[inline(always)]
+fn escape_end(b: &[u8], i: usize) -> Option<usize> {
+    match ESCAPE[byte_at(b, i + 1) as usize] {
+        1 => Some(i + 2),
+        2 => escape_u(b, i),
+        _ => None,
+    }
+}
+
+/// The last bytes of a string, fewer than eight before the end of the input: one at a
+/// time.
+#[cold]
+#[inline(never)]
+fn string_tail(b: &[u8], mut i: usize, mut escaped: bool) -> Option<(usize, bool)> {
+    loop {
+        let c = b.get(i).copied()?;
+        match c {
+            b'"' => return Some((i + 1, escaped)),
+            b'\\' => {
+                escaped = true;
+                i = escape_end(b, i)?;
+            }
+            0x20..=0x7F => i += 1,
+            0x80..=0xFF => i = utf8_end(b, i)?,
+            _ => return None,
+        }
+    }
+}
+
+/// A `\u` escape whose backslash is at `i` (with its pair, for a high surrogate).
+#[inline(never)]
+fn escape_u(b: &[u8], i: usize) -> Option<usize> {
+    let hex4 = |at: usize| -> Option<u16> {
+        let mut v: u16 = 0;
+        for k in 0..4 {
+            v = (v << 4) | hex_digit(byte_at(b, at + k))? as u16;
+        }
+        Some(v)
+    };
+    match hex4(i + 2)? {
+        0xD800..=0xDBFF => {
+            if byte_at(b, i + 6) != b'\\' || byte_at(b, i + 7) != b'u' {
+                return None;
+            }
+            match hex4(i + 8)? {
+                0xDC00..=0xDFFF => Some(i + 12),
+                _ => None,
+            }
+        }
+        0xDC00..=0xDFFF => None,
+        _ => Some(i + 6),
+    }
+}
+
+/// The strict UTF-8 sequence whose lead byte is at `i`; the offset after it.
+#[inline(never)]
+fn utf8_end(b: &[u8], i: usize) -> Option<usize> {
+    let (len, lo, hi) = match byte_at(b, i) {
+        0xC2..=0xDF => (2, 0x80, 0xBF),
+        0xE0 => (3, 0xA0, 0xBF),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
+        0xED => (3, 0x80, 0x9F),
+        0xF0 => (4, 0x90, 0xBF),
+        0xF1..=0xF3 => (4, 0x80, 0xBF),
+        0xF4 => (4, 0x80, 0x8F),
+        _ => return None,
+    };
+    let second = byte_at(b, i + 1);
+    if second < lo || second > hi {
+        return None;
+    }
+    for k in 2..len {
+        if byte_at(b, i + k) & 0xC0 != 0x80 {
+            return None;
+        }
+    }
+    Some(i + len)
+}
+
+/// Digits from `i`; the offset after them.
+#[inline(always)]
+fn digits_fast(b: &[u8], mut i: usize) -> usize {
+    while byte_at(b, i).is_ascii_digit() {
+        i += 1;
+    }
+    i
+}
+
+/// The number that starts at `i`; the offset after it.
+#[inline(always)]
+pub(crate) fn number_fast(b: &[u8], mut i: usize) -> Option<usize> {
+    if byte_at(b, i) == b'-' {
+        i += 1;
+    }
+    match byte_at(b, i) {
+        b'0' => i += 1,
+        b'1'..=b'9' => i = digits_fast(b, i + 1),
+        _ => return None,
+    }
+    if byte_at(b, i) == b'.' {
+        if !byte_at(b, i + 1).is_ascii_digit() {
+            return None;
+        }
+        i = digits_fast(b, i + 2);
+    }
+    if byte_at(b, i) | 0x20 == b'e' {
+        i += 1;
+        if matches!(byte_at(b, i), b'+' | b'-') {
+            i += 1;
+        }
+        if !byte_at(b, i).is_ascii_digit() {
+            return None;
+        }
+        i = digits_fast(b, i + 1);
+    }
+    Some(i)
+}
+
+/// The literal `lit` (4 or 5 bytes) at `i`.
+#[inline(always)]
+fn literal_fast(b: &[u8], i: usize, lit: &[u8]) -> Option<usize> {
+    if b.get(i..i + lit.len()) == Some(lit) {
+        Some(i + lit.len())
+    } else {
+        None
+    }
+}
+
+/// The value that starts exactly at `i` (no whitespace before it), inside `depth` open
+/// containers of at most `max_depth`: the offset after it. `None`: invalid, or deeper
+/// than the fast path goes (ask the [`Scanner`]).
+#[inline(always)]
+pub(crate) fn value_fast(b: &[u8], i: usize, depth: usize, max_depth: usize) -> Option<usize> {
+    match byte_at(b, i) {
+        b'"' => Some(string_fast(b, i)?.0),
+        b'-' | b'0'..=b'9' => number_fast(b, i),
+        b'{' | b'[' => container_fast(b, i, depth, max_depth),
+        b't' => literal_fast(b, i, b"true"),
+        b'f' => literal_fast(b, i, b"false"),
+        b'n' => literal_fast(b, i, b"null"),
+        _ => None,
+    }
+}
+
+/// An object key and its colon, the key's opening quote at `i`: the offset of the
+/// value after them (whitespace skipped).
+#[inline(always)]
+fn key_colon_fast(b: &[u8], i: usize) -> Option<usize> {
+    let end = string_fast(b, i)?.0;
+    // Compact JSON first: `"key":value`.
+    let colon = if byte_at(b, end) == b':' {
+        end
+    } else {
+        let j = skip_ws_slow(b, end);
+        if byte_at(b, j) != b':' {
+            return None;
+        }
+        j
+    };
+    Some(skip_ws_fast(b, colon + 1))
+}
+
+/// The container whose `{` or `[` is at `i`: see [`value_fast`].
+#[inline(never)]
+pub(crate) fn container_fast(
+    b: &[u8],
+    mut i: usize,
+    depth: usize,
+    max_depth: usize,
+) -> Option<usize> {
+    // Containers this value may open: up to the limit, and up to what a `u64` holds.
+    let room = max_depth.saturating_sub(depth).min(FAST_DEPTH);
+    // One bit per open container, innermost lowest: 1 for an object.
+    let mut stack: u64 = 0;
+    let mut open: usize = 0;
+    // The first byte of the value at `i`.
+    let mut c = byte_at(b, i);
+    'value: loop {
+        match c {
+            b'"' => i = string_fast(b, i)?.0,
+            b'-' | b'0'..=b'9' => i = number_fast(b, i)?,
+            b'{' | b'[' => {
+                if open >= room {
+                    return None;
+                }
+                open += 1;
+                let is_object = c == b'{';
+                stack = (stack << 1) | is_object as u64;
+                i = skip_ws_fast(b, i + 1);
+                let first = byte_at(b, i);
+                if first == c + 2 {
+                    // `{}` or `[]`: `}` and `]` are two past their openers.
+                    open -= 1;
+                    stack >>= 1;
+                    i += 1;
+                } else if is_object {
+                    if first != b'"' {
+                        return None;
+                    }
+                    i = key_colon_fast(b, i)?;
+                    c = byte_at(b, i);
+                    continue 'value;
+                } else {
+                    c = first;
+                    continue 'value;
+                }
+            }
+            b't' => i = literal_fast(b, i, b"true")?,
+            b'f' => i = literal_fast(b, i, b"false")?,
+            b'n' => i = literal_fast(b, i, b"null")?,
+            _ => return None,
+        }
+        // A value ended at `i`: separators and closers.
+        loop {
+            if open == 0 {
+                return Some(i);
+            }
+            let mut sep = byte_at(b, i);
+            if sep <= b' ' {
+                i = skip_ws_slow(b, i);
+                sep = byte_at(b, i);
+            }
+            let in_object = stack & 1 != 0;
+            if sep == b',' {
+                i = skip_ws_fast(b, i + 1);
+                c = byte_at(b, i);
+                if in_object {
+                    if c != b'"' {
+                        return None;
+                    }
+                    i = key_colon_fast(b, i)?;
+                    c = byte_at(b, i);
+                }
+                continue 'value;
+            }
+            if sep != if in_object { b'}' } else { b']' } {
+                return None;
+            }
+            open -= 1;
+            stack >>= 1;
+            i += 1;
+        }
+    }
+}
+
+// ---- skipping JSON already validated ------------------------------------------------
+//
+// For second passes over input that a fast or exact scan has accepted: these only find
+// where values end. On input that is not valid JSON they still end, at or before the
+// end of the input, without panicking.
+
+/// The high bit of each byte of `x` equal to `byte`; exact for the lowest one (the
+/// ones above may be false after a match, so callers check the byte).
+#[inline(always)]
+const fn bytes_eq(x: u64, byte: u8) -> u64 {
+    let v = x ^ (ONES * byte as u64);
+    v.wrapping_sub(ONES) & !v & HIGH
+}
+
+/// The offset after the string whose opening quote is at `i`, in validated JSON.
+#[inline]
+pub(crate) fn skip_string_trusted(b: &[u8], i: usize) -> usize {
+    let mut i = i + 1;
+    loop {
+        let Some(x) = word(b, i) else {
+            return skip_string_tail(b, i);
+        };
+        let mut m = bytes_eq(x, b'"') | bytes_eq(x, b'\\');
+        if m == 0 {
+            i += 8;
+            continue;
+        }
+        loop {
+            let k = (m.trailing_zeros() / 8) as usize;
+            match (x >> (8 * k)) as u8 {
+                b'"' => return i + k + 1,
+                b'\\' if k == 7 => {
+                    i += 9;
+                    break;
+                }
+                b'\\' => m &= (!0u64 << (8 * k + 8)) << 8,
+                _ => m &= m - 1,
+            }
+            if m == 0 {
+                i += 8;
+                break;
+            }
+        }
+    }
+}
+
+#[cold]
+fn skip_string_tail(b: &[u8], mut i: usize) -> usize {
+    loop {
+        match b.get(i) {
+            None => return b.len(),
+            Some(b'"') => return i + 1,
+            Some(b'\\') => i += 2,
+            Some(_) => i += 1,
+        }
+    }
+}
+
+/// The offset after the value that starts at `i`, in validated JSON.
+#[inline]
+pub(crate) fn skip_value_trusted(b: &[u8], mut i: usize) -> usize {
+    match byte_at(b, i) {
+        b'"' => skip_string_trusted(b, i),
+        b'{' | b'[' => skip_container_trusted(b, i),
+        _ => {
+            while !matches!(
+                byte_at(b, i),
+                b',' | b']' | b'}' | b':' | b' ' | b'\n' | b'\r' | b'\t' | 0
+            ) {
+                i += 1;
+            }
+            i.min(b.len())
+        }
+    }
+}
+
+/// The offset after the container whose opener is at `i`, in validated JSON: brackets
+/// counted outside strings, a word at a time.
+#[inline(never)]
+fn skip_container_trusted(b: &[u8], mut i: usize) -> usize {
+    let mut depth: usize = 0;
+    loop {
+        let Some(x) = word(b, i) else {
+            return skip_container_tail(b, i, depth);
+        };
+        // `{` `}` `[` `]` (and a few other bytes, passed over) and `"`.
+        let mut m = bytes_eq(x & (ONES * 0xD9), 0x59) | bytes_eq(x, b'"');
+        if m == 0 {
+            i += 8;
+            continue;
+        }
+        loop {
+            let k = (m.trailing_zeros() / 8) as usize;
+            match (x >> (8 * k)) as u8 {
+                b'"' => {
+                    i = skip_string_trusted(b, i + k);
+                    break;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return i + k + 1;
+                    }
+                }
+                _ => {}
+            }
+            m &= m - 1;
+            if m == 0 {
+                i += 8;
+                break;
+            }
+        }
+    }
+}
+
+#[cold]
+fn skip_container_tail(b: &[u8], mut i: usize, mut depth: usize) -> usize {
+    loop {
+        match b.get(i) {
+            None => return b.len(),
+            Some(b'"') => i = skip_string_trusted(b, i),
+            Some(b'{' | b'[') => {
+                depth += 1;
+                i += 1;
+            }
+            Some(b'}' | b']') => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            Some(_) => i += 1,
+        }
+    }
+}
+
 /// The value of one hex digit.
 #[inline]
 pub(crate) const fn hex_digit(c: u8) -> Option<u8> {
@@ -535,6 +1092,142 @@ mod tests {
         for &(input, kind, offset) in cases {
             let e = validate(input, DEFAULT_MAX_DEPTH).unwrap_err();
             assert_eq!((e.kind, e.offset), (kind, offset), "{input:?}");
+        }
+    }
+
+    extern crate std;
+    use std::vec::Vec;
+
+    /// The exact scanner's answer: the end of the one value, whitespace around it.
+    fn exact(input: &[u8], max_depth: u16) -> Option<usize> {
+        let s = Scanner::new(input, max_depth);
+        let start = s.skip_ws(0);
+        let end = s.value(start, 0).ok()?;
+        s.end(end).ok()?;
+        Some(end)
+    }
+
+    /// The fast path's answer, on the same terms.
+    fn fast(input: &[u8], max_depth: u16) -> Option<usize> {
+        let max_depth = Scanner::new(input, max_depth).max_depth;
+        let end = value_fast(input, skip_ws_fast(input, 0), 0, max_depth)?;
+        (skip_ws_fast(input, end) == input.len()).then_some(end)
+    }
+
+    /// Inputs for the differential tests: the JSONTestSuite files, the bench messages,
+    /// each cut at every length, and each with single bytes changed.
+    fn inputs() -> Vec<Vec<u8>> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+        let mut seeds: Vec<Vec<u8>> = Vec::new();
+        for dir in ["jsontestsuite/test_parsing", "bench"] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                if e.path().extension().is_some_and(|x| x == "json") {
+                    seeds.push(std::fs::read(e.path()).unwrap());
+                }
+            }
+        }
+        for s in [
+            &br#"{"a":"\u00e9\ud83d\ude00\\\"x\/\b\f\n\r\t","b":[1,-0.5e+7,true,false,null,{}]}"#[..],
+            "\"é😀 plain text long enough to need two words\"".as_bytes(),
+            br#"["a\\\\]b", "\\\"]", "x\u005d\\]"]"#,
+        ] {
+            seeds.push(s.to_vec());
+        }
+        let mut all = Vec::new();
+        let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
+        let specials = *b"\"\\]}[{,:u0 \x01\x7f\x80\xc3\xed\xf4";
+        for seed in seeds {
+            if seed.len() <= 2048 {
+                for cut in 0..seed.len() {
+                    all.push(seed[..cut].to_vec());
+                }
+            }
+            for _ in 0..64 {
+                if seed.is_empty() {
+                    break;
+                }
+                rng = rng
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let at = (rng >> 33) as usize % seed.len();
+                let with = specials[(rng >> 20) as usize % specials.len()];
+                let mut m = seed.clone();
+                m[at] = with;
+                all.push(m);
+            }
+            all.push(seed);
+        }
+        all
+    }
+
+    /// The fast path never accepts what the exact scanner refuses, accepts everything
+    /// it accepts within its depth, and finds the same end.
+    #[test]
+    fn fast_path_agrees_with_the_exact_scanner() {
+        let mut accepted = 0;
+        for input in inputs() {
+            for depth in [DEFAULT_MAX_DEPTH, 3] {
+                let (e, f) = (exact(&input, depth), fast(&input, depth));
+                match (e, f) {
+                    (Some(a), Some(b)) => assert_eq!(a, b, "{input:?}"),
+                    (None, Some(_)) => panic!("fast path accepts {input:?}"),
+                    (Some(_), None) => {
+                        // Only for nesting deeper than the fast path goes.
+                        assert!(validate(&input, depth).is_ok());
+                        assert!(
+                            input.iter().filter(|&&c| c == b'[' || c == b'{').count() > FAST_DEPTH
+                        );
+                    }
+                    (None, None) => {}
+                }
+                accepted += e.is_some() as usize;
+                // `validate` is the two together: the exact error whenever it refuses.
+                let v = validate(&input, depth);
+                assert_eq!(v.is_ok(), e.is_some());
+            }
+        }
+        assert!(accepted > 1000, "{accepted}");
+    }
+
+    /// The skips used on validated input find the same ends as the exact scanner, and on
+    /// any input end within it without panicking.
+    #[test]
+    fn trusted_skips_agree_and_never_run_past_the_end() {
+        for input in inputs() {
+            let s = Scanner::new(&input, DEFAULT_MAX_DEPTH);
+            let start = s.skip_ws(0);
+            if let Some(end) = exact(&input, DEFAULT_MAX_DEPTH) {
+                assert_eq!(skip_value_trusted(&input, start), end, "{input:?}");
+            }
+            if input.len() > 512 {
+                continue;
+            }
+            for i in 0..input.len() {
+                assert!(skip_value_trusted(&input, i) <= input.len());
+                if input[i] == b'"' {
+                    assert!(skip_string_trusted(&input, i) <= input.len());
+                }
+            }
+        }
+    }
+
+    /// The word-at-a-time string scan against the byte-at-a-time one.
+    #[test]
+    fn string_scan_word_and_byte_agree() {
+        for input in inputs().into_iter().filter(|i| i.len() <= 4096) {
+            for i in 0..input.len() {
+                if input[i] != b'"' {
+                    continue;
+                }
+                let s = Scanner::new(&input, DEFAULT_MAX_DEPTH);
+                let word = string_fast(&input, i);
+                let byte = s.string(i).ok();
+                assert_eq!(word, byte, "{input:?} at {i}");
+                assert_eq!(string_tail(&input, i + 1, false), byte, "{input:?} at {i}");
+            }
         }
     }
 

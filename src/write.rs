@@ -94,7 +94,10 @@ fn div10_narrow(v: u64) -> (u64, u8) {
     let (q_mid, r) = (mid / 10, mid % 10);
     let low = (r << 16) | (lo & 0xFFFF);
     let (q_low, r) = (low / 10, low % 10);
-    ((u64::from(q_hi) << 32) | u64::from((q_mid << 16) | q_low), r as u8)
+    (
+        (u64::from(q_hi) << 32) | u64::from((q_mid << 16) | q_low),
+        r as u8,
+    )
 }
 
 /// The deepest nesting a handler may open in its result.
@@ -205,7 +208,41 @@ impl<'o> ResultWriter<'o> {
             return Err(WriteError::BufferFull);
         }
         match self.buf.get_mut(self.len..new_len) {
+            // One or two bytes (short ids, digits, separators): a call to `memcpy`
+            // costs more than they do.
+            Some([d]) => *d = bytes.first().copied().unwrap_or(0),
+            Some([d0, d1]) => {
+                *d0 = bytes.first().copied().unwrap_or(0);
+                *d1 = bytes.get(1).copied().unwrap_or(0);
+            }
             Some(dst) => dst.copy_from_slice(bytes),
+            None => {
+                self.full = true;
+                return Err(WriteError::BufferFull);
+            }
+        }
+        self.len = new_len;
+        Ok(())
+    }
+
+    /// [`push`](Self::push) for bytes of a length known at compile time: copied with
+    /// a few moves instead of a call to `memcpy`.
+    #[inline(always)]
+    pub(crate) fn push_array<const N: usize>(&mut self, bytes: &[u8; N]) -> Result<(), WriteError> {
+        if !self.live {
+            return Ok(());
+        }
+        let new_len = self.len + N;
+        if new_len > self.end {
+            self.full = true;
+            return Err(WriteError::BufferFull);
+        }
+        match self
+            .buf
+            .get_mut(self.len..)
+            .and_then(|rest| rest.first_chunk_mut::<N>())
+        {
+            Some(dst) => *dst = *bytes,
             None => {
                 self.full = true;
                 return Err(WriteError::BufferFull);
@@ -288,6 +325,13 @@ impl<'o> ResultWriter<'o> {
     }
 
     pub(crate) fn u64_digits(&mut self, mut v: u64) -> Result<(), WriteError> {
+        // The common small results, without the loop.
+        if v < 10 {
+            return self.push_byte(b'0' + v as u8);
+        }
+        if v < 100 {
+            return self.push(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
+        }
         let mut digits = [0u8; 20];
         let mut i = digits.len();
         loop {
@@ -379,15 +423,17 @@ impl<'o> ResultWriter<'o> {
     /// Writes the start of a success reply, up to where the result goes.
     #[inline]
     pub(crate) fn result_prefix(&mut self) -> Result<(), WriteError> {
-        self.push(b"{\"jsonrpc\":\"2.0\",\"result\":")
+        self.push_array(b"{\"jsonrpc\":\"2.0\",\"result\":")
     }
 
     /// Writes the end of a success reply, after the result.
     #[inline]
     pub(crate) fn result_suffix(&mut self, id: Id<'_>) -> Result<(), WriteError> {
-        self.push(b",\"id\":")?;
-        self.id(id)?;
-        self.push_byte(b'}')
+        let id = id.as_bytes();
+        const HEAD: &[u8; 6] = b",\"id\":";
+        self.push_array(HEAD)?;
+        self.push(id)?;
+        self.push_array(b"}")
     }
 
     // ---- the handler's API ---------------------------------------------------------
@@ -607,7 +653,16 @@ mod tests {
     #[test]
     fn narrow_division_by_ten_is_exact() {
         let mut v: u64 = 0x9E37_79B9_7F4A_7C15;
-        let edges = [0, 9, 10, 11, u32::MAX as u64, u32::MAX as u64 + 1, u64::MAX - 1, u64::MAX];
+        let edges = [
+            0,
+            9,
+            10,
+            11,
+            u32::MAX as u64,
+            u32::MAX as u64 + 1,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
         for x in edges.into_iter().chain((0..200_000).map(|_| {
             // xorshift: spread over the whole range and every magnitude.
             v ^= v << 13;
