@@ -19,7 +19,11 @@ static SERVER: Server<()> = Server::new(demo::TABLE);
 /// The framed replies to `stream`, fed in chunks of `sizes` (empty: whole).
 fn run(framer: &mut dyn Framer, stream: &[u8], sizes: &[u8]) -> Vec<Vec<u8>> {
     // Only empty feeds would never get anywhere: then feed it whole.
-    let sizes = if sizes.iter().all(|&s| s == 0) { &[][..] } else { sizes };
+    let sizes = if sizes.iter().all(|&s| s == 0) {
+        &[][..]
+    } else {
+        sizes
+    };
     let mut replies = Vec::new();
     let mut out = [0u8; 512];
     let (mut pos, mut i) = (0, 0);
