@@ -1,0 +1,114 @@
+//! Every input a fuzz target ever failed on (`fuzz/regressions/<target>-<name>`),
+//! replayed as an ordinary test, so a regression fails `cargo test` and not only the
+//! fuzz smoke run. Each input is decoded the way its target decodes it (see the
+//! target's header in `fuzz/fuzz_targets/`).
+
+use std::fs;
+use std::path::Path;
+
+use jsonrpc_slice::envelope::{parse_response, Outcome, ResponseMessage};
+use jsonrpc_slice::frame::newline::{FeedResult, LineAccumulator};
+use jsonrpc_slice::Limits;
+
+/// The regression inputs of `target`, by file name.
+fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
+    let mut found: Vec<_> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{target}-"))
+        })
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// The frames (`Some`) and oversized markers (`None`) of a newline stream fed in
+/// chunks of `sizes` (cycled; empty: whole).
+fn line_events<const N: usize>(stream: &[u8], sizes: &[u8]) -> Vec<Option<Vec<u8>>> {
+    let sizes = if sizes.iter().all(|&s| s == 0) {
+        &[][..]
+    } else {
+        sizes
+    };
+    let mut acc = LineAccumulator::<N>::new();
+    let mut events = Vec::new();
+    let (mut pos, mut i) = (0, 0);
+    while pos < stream.len() {
+        let size = sizes
+            .get(i % sizes.len().max(1))
+            .map_or(stream.len(), |&s| s as usize);
+        i += 1;
+        let end = (pos + size).min(stream.len());
+        let mut input = &stream[pos..end];
+        loop {
+            match acc.feed(input) {
+                FeedResult::Consumed => break,
+                FeedResult::Frame { frame, remaining } => {
+                    events.push(Some(frame.to_vec()));
+                    input = remaining;
+                }
+                FeedResult::Oversized { remaining } | FeedResult::Malformed { remaining } => {
+                    events.push(None);
+                    input = remaining;
+                }
+            }
+        }
+        pos = end;
+    }
+    events
+}
+
+#[test]
+fn line_framing_inputs_frame_alike_whole_and_chunked() {
+    let found = inputs("line_framing");
+    assert!(
+        found.len() >= 2,
+        "the committed line_framing regressions are missing"
+    );
+    for (name, data) in found {
+        // `k = data[0] % 8 + 1` chunk sizes follow, then the stream.
+        let k = (data[0] % 8 + 1) as usize;
+        let (sizes, stream) = data[1..].split_at(k.min(data.len() - 1));
+        assert_eq!(
+            line_events::<256>(stream, &[]),
+            line_events::<256>(stream, sizes),
+            "{name}"
+        );
+        assert_eq!(
+            line_events::<8>(stream, &[]),
+            line_events::<8>(stream, sizes),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn response_inputs_parse_as_error_responses() {
+    let found = inputs("response");
+    assert!(
+        found.len() >= 2,
+        "the committed response regressions are missing"
+    );
+    for (name, data) in found {
+        // Both are error responses that serde_json reads differently from a plain
+        // `Value` (a number beyond f64 in `data`, a code of `-0`): the parser accepts
+        // them, with an integer code.
+        let Ok(ResponseMessage::Single(Ok(r))) = parse_response(&data, &Limits::DEFAULT) else {
+            panic!("{name}: not an accepted response");
+        };
+        let Outcome::Error(e) = r.outcome else {
+            panic!("{name}: not an error response");
+        };
+        assert!(e.code == 0 || e.code == -32000, "{name}: code {}", e.code);
+    }
+}
