@@ -14,7 +14,7 @@
 //!
 //! Each stage is a module: [`scan`] (RFC 8259, iterative, strict), [`envelope`]
 //! (Request objects and batches, borrowed), [`dispatch`] ([`MethodTable`], [`Server`]),
-//! [`write`] ([`ResultWriter`], checkpoints and rollback).
+//! [`mod@write`] ([`ResultWriter`], checkpoints and rollback).
 //!
 //! # Example
 //!

@@ -19,7 +19,7 @@
 //!   use [`NumberOrString`], or decode the parts that are typed field by field with
 //!   [`RawJson::decode`].
 //! - **Declaring a typed handler**: [`typed`] adapts a closure over typed params and
-//!   a typed result to a [`Handler`](crate::Handler); the [`typed_handler!`]
+//!   a typed result to a [`Handler`](crate::Handler); the [`typed_handler!`](crate::typed_handler)
 //!   macro writes the whole handler from a signature.
 
 use core::fmt::{self, Write as _};
