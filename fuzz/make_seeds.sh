@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# Regenerates the committed seed corpora under fuzz/seeds/ from the shared test corpora
+# Regenerates the committed seed corpora under fuzz/corpus/ from the shared test corpora
 # (default: ../shared/corpus relative to the repository root; or pass its path).
 # Run it only to refresh the seeds; fuzz/smoke.sh never needs it.
 #
-#   seeds/handle/        the JSON-RPC spec's requests (section 7, `-->`), the bench
+#   corpus/handle/        the JSON-RPC spec's requests (section 7, `-->`), the bench
 #                        messages under 1 KiB, and a few hand-written edge requests
-#   seeds/validate/      JSONTestSuite test_parsing files under 1 KiB: all y_ and i_,
+#   corpus/validate/      JSONTestSuite test_parsing files under 1 KiB: all y_ and i_,
 #                        every other n_ (the set stays under 300 files); smoke.sh also
 #                        gives these to `handle`
-#   seeds/round_trip/    flags, order, then method 0xFF params 0xFF id (see the target)
-#   seeds/line_framing/  k, k chunk sizes, then a stream of spec requests as lines
+#   corpus/round_trip/    flags, order, then method 0xFF params 0xFF id (see the target)
+#   corpus/line_framing/  k, k chunk sizes, then a stream of spec requests as lines
 set -euo pipefail
 
 FUZZ_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CORPUS="${1:-$FUZZ_DIR/../../shared/corpus}"
-SEEDS="$FUZZ_DIR/seeds"
+SEEDS="$FUZZ_DIR/corpus"
 [ -d "$CORPUS/jsonrpc-spec" ] || { echo "no corpus at $CORPUS" >&2; exit 1; }
 
 rm -rf "$SEEDS"

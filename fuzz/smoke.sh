@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzz smoke test: builds every cargo-fuzz target and runs each for SECONDS (default 30)
-# on a scratch copy of its committed seeds (fuzz/seeds/, never modified), with
+# on a scratch copy of its committed seeds (fuzz/corpus/, never modified), with
 # -rss_limit_mb=2048. Exits non-zero if any target crashes, fails an assertion, leaks
 # memory past the limit or hangs (-timeout=10), printing the crashing input's path.
 #
@@ -46,8 +46,8 @@ mkdir -p "$LOGS"
 # Seed directories per target: `handle` also gets validate's JSON documents.
 seeds_of() {
   case "$1" in
-    handle) echo "$FUZZ_DIR/seeds/handle $FUZZ_DIR/seeds/validate" ;;
-    *) echo "$FUZZ_DIR/seeds/$1" ;;
+    handle) echo "$FUZZ_DIR/corpus/handle $FUZZ_DIR/corpus/validate" ;;
+    *) echo "$FUZZ_DIR/corpus/$1" ;;
   esac
 }
 
