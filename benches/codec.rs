@@ -4,31 +4,17 @@
 //! `cargo bench --bench codec`. Every iteration checks its result, so nothing is
 //! optimised away and a broken codec fails the bench instead of timing it.
 
-use std::fs;
-use std::path::Path;
+mod common;
 
+use common::SERVER;
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use jsonrpc_slice::scan::{validate, DEFAULT_MAX_DEPTH};
-use jsonrpc_slice::{demo, Server};
-
-static SERVER: Server<()> = Server::new(demo::TABLE);
 
 /// The benchmark messages, by file stem, sorted.
 fn messages() -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/bench");
-    let mut files: Vec<_> = fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    assert_eq!(files.len(), 8, "expected the eight benchmark messages");
-    files
+    common::messages()
         .into_iter()
-        .map(|p| {
-            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (stem, fs::read(&p).unwrap())
-        })
+        .map(|m| (m.stem, m.bytes))
         .collect()
 }
 
