@@ -29,7 +29,7 @@ def main(src, dst, caption):
     group_h = bar_h * len(IMPLS) + gap
     top, legend_h = 46, 26
     height = top + group_h * len(rows) + legend_h + 30
-    width = label_w + chart_w + 110
+    width = label_w + chart_w + 180
     x_of = lambda share: label_w + chart_w * min(share, scale_max) / scale_max
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
