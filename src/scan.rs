@@ -228,10 +228,7 @@ impl<'a> Scanner<'a> {
     /// The byte at `i`, or `0` past the end (see the module contract).
     #[inline(always)]
     pub(crate) fn at(&self, i: usize) -> u8 {
-        match self.b.get(i) {
-            Some(&c) => c,
-            None => 0,
-        }
+        byte_at(self.b, i)
     }
 
     /// An error of `kind` at `i`, turned into `UnexpectedEnd` when `i` is the end.
@@ -341,27 +338,7 @@ impl<'a> Scanner<'a> {
     /// Checks the UTF-8 sequence whose lead byte is at `i` (strict: no overlong
     /// forms, no surrogates, nothing above U+10FFFF); returns the offset after it.
     fn utf8(&self, i: usize) -> Result<usize, ScanError> {
-        let lead = self.at(i);
-        let (len, lo, hi) = match lead {
-            0xC2..=0xDF => (2, 0x80, 0xBF),
-            0xE0 => (3, 0xA0, 0xBF),
-            0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
-            0xED => (3, 0x80, 0x9F),
-            0xF0 => (4, 0x90, 0xBF),
-            0xF1..=0xF3 => (4, 0x80, 0xBF),
-            0xF4 => (4, 0x80, 0x8F),
-            _ => return Err(self.err(ScanErrorKind::InvalidUtf8, i)),
-        };
-        let second = self.at(i + 1);
-        if second < lo || second > hi {
-            return Err(self.err(ScanErrorKind::InvalidUtf8, i + 1));
-        }
-        for k in 2..len {
-            if self.at(i + k) & 0xC0 != 0x80 {
-                return Err(self.err(ScanErrorKind::InvalidUtf8, i + k));
-            }
-        }
-        Ok(i + len)
+        utf8_sequence(self.b, i).map_err(|at| self.err(ScanErrorKind::InvalidUtf8, at))
     }
 
     /// Scans the number that starts at `i`; returns the offset after it.
@@ -705,6 +682,14 @@ fn escape_u(b: &[u8], i: usize) -> Option<usize> {
 /// The strict UTF-8 sequence whose lead byte is at `i`; the offset after it.
 #[inline(never)]
 fn utf8_end(b: &[u8], i: usize) -> Option<usize> {
+    utf8_sequence(b, i).ok()
+}
+
+/// Checks the UTF-8 sequence whose lead byte is at `i` (strict: no overlong forms, no
+/// surrogates, nothing above U+10FFFF): the offset after it, or the offset of the
+/// first byte that breaks it. The one table of both scanners.
+#[inline]
+fn utf8_sequence(b: &[u8], i: usize) -> Result<usize, usize> {
     let (len, lo, hi) = match byte_at(b, i) {
         0xC2..=0xDF => (2, 0x80, 0xBF),
         0xE0 => (3, 0xA0, 0xBF),
@@ -713,18 +698,18 @@ fn utf8_end(b: &[u8], i: usize) -> Option<usize> {
         0xF0 => (4, 0x90, 0xBF),
         0xF1..=0xF3 => (4, 0x80, 0xBF),
         0xF4 => (4, 0x80, 0x8F),
-        _ => return None,
+        _ => return Err(i),
     };
     let second = byte_at(b, i + 1);
     if second < lo || second > hi {
-        return None;
+        return Err(i + 1);
     }
     for k in 2..len {
         if byte_at(b, i + k) & 0xC0 != 0x80 {
-            return None;
+            return Err(i + k);
         }
     }
-    Some(i + len)
+    Ok(i + len)
 }
 
 /// Digits from `i`; the offset after them.
