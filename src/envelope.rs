@@ -17,8 +17,8 @@ use crate::id::Id;
 use crate::limits::Limits;
 use crate::raw::{skip_trusted, Kind, RawJson, RawStr};
 use crate::scan::{
-    byte_at, skip_string_trusted, skip_ws_fast, string_fast, value_fast, ScanError, ScanErrorKind,
-    Scanner, FAST_PATHS,
+    byte_at, skip_string_trusted, skip_ws_fast, string_fast, value_fast, ScanError, Scanner,
+    FAST_PATHS,
 };
 
 /// A valid Request object: a call (it has an `id`) or a notification (it has none).
@@ -118,7 +118,13 @@ impl<'a> Iterator for BatchElements<'a> {
         let input = self.input;
         let start = self.pos;
         // The batch is valid JSON (the first pass said so): find the members only.
-        let (slots, end) = if byte_at(input, start) == b'{' {
+        let (slots, end) = if !FAST_PATHS {
+            // Without the fast paths, one walker of objects serves both passes.
+            let end = skip_trusted(input, start);
+            let element = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
+            let slots = (element.kind() == Kind::Object).then(|| Slots::of(element));
+            (slots, end)
+        } else if byte_at(input, start) == b'{' {
             let mut slots = Slots::default();
             let end = object_trusted(&mut slots, input, start);
             (Some(slots), end)
@@ -250,25 +256,30 @@ fn batch_fast<'a>(
     })
 }
 
-/// [`top`] with the [`Scanner`]: exact errors, any depth.
+/// [`top`] with the [`Scanner`]: exact errors, any depth. The message is validated
+/// whole first, then its members are read as [`RawJson::members`] reads any object.
 #[cold]
 #[inline(never)]
 fn top_exact<'a>(input: &'a [u8], limits: &Limits) -> Result<Top<'a>, ScanError> {
     let s = Scanner::new(input, limits.max_depth);
     let start = s.skip_ws(0);
-    match s.at(start) {
-        b'{' => {
-            let (slots, end) = object(&s, start, 0)?;
-            s.end(end)?;
-            Ok(Top::Object(slots))
-        }
-        b'[' => batch(&s, start, limits),
-        _ => {
-            let end = s.value(start, 0)?;
-            s.end(end)?;
-            Ok(Top::Other(InvalidRequest::NotAnObject))
-        }
-    }
+    let end = s.value(start, 0)?;
+    s.end(end)?;
+    let message = RawJson::trusted(s.slice(start, end));
+    Ok(match message.kind() {
+        Kind::Object => Top::Object(Slots::of(message)),
+        Kind::Array => match message.elements().count() {
+            0 => Top::Other(InvalidRequest::EmptyBatch),
+            len if len > limits.max_batch => Top::Other(InvalidRequest::BatchTooLarge),
+            len => Top::Batch(BatchElements {
+                input,
+                pos: s.skip_ws(start + 1),
+                len,
+                limits: *limits,
+            }),
+        },
+        _ => Top::Other(InvalidRequest::NotAnObject),
+    })
 }
 
 /// Parses one message: validates all of it and recognises its envelope.
@@ -299,40 +310,6 @@ pub fn parse<'a>(input: &'a [u8], limits: &Limits) -> Result<Envelope<'a>, ScanE
         }),
         Top::Batch(elements) => Envelope::Batch(Batch { elements }),
     })
-}
-
-/// Validates the batch whose `[` is at `start` and counts its elements.
-fn batch<'a>(s: &Scanner<'a>, start: usize, limits: &Limits) -> Result<Top<'a>, ScanError> {
-    if limits.max_depth == 0 {
-        return Err(too_deep(start));
-    }
-    let first = s.skip_ws(start + 1);
-    if s.at(first) == b']' {
-        s.end(first + 1)?;
-        return Ok(Top::Other(InvalidRequest::EmptyBatch));
-    }
-    let mut i = first;
-    let mut len = 0usize;
-    loop {
-        i = s.value(i, 1)?;
-        len += 1;
-        i = s.skip_ws(i);
-        match s.at(i) {
-            b',' => i = s.skip_ws(i + 1),
-            b']' => break,
-            _ => return Err(s.err(ScanErrorKind::UnexpectedByte, i)),
-        }
-    }
-    s.end(i + 1)?;
-    if len > limits.max_batch {
-        return Ok(Top::Other(InvalidRequest::BatchTooLarge));
-    }
-    Ok(Top::Batch(BatchElements {
-        input: s.bytes(),
-        pos: first,
-        len,
-        limits: *limits,
-    }))
 }
 
 // ---- responses (the client side) --------------------------------------------------
@@ -488,13 +465,6 @@ pub fn parse_response<'a>(
         })),
         Top::Batch(elements) => ResponseMessage::Batch(ResponseBatch { elements }),
     })
-}
-
-fn too_deep(offset: usize) -> ScanError {
-    ScanError {
-        kind: ScanErrorKind::TooDeep,
-        offset,
-    }
 }
 
 /// The envelope members of one object, as found.
@@ -657,8 +627,8 @@ fn plain_version(input: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// [`object`] on the fast path: `None` when it is not valid or nests deeper than the
-/// fast path goes (then [`object`] decides).
+/// Reads an object's envelope members on the fast path: `None` when it is not valid or
+/// nests deeper than the fast path goes (then [`top_exact`] decides).
 #[inline(always)]
 fn object_fast<'a>(
     slots: &mut Slots<'a>,
@@ -699,12 +669,7 @@ fn object_fast<'a>(
             Some(end) if m == Member::Jsonrpc => end,
             _ => value_fast(input, value_start, depth + 1, max_depth)?,
         };
-        if let Some(slot) = slots.values.get_mut(m as usize) {
-            if slot.is_some() {
-                slots.duplicates |= 1 << m as u8;
-            }
-            *slot = Some(RawJson::trusted(input.get(value_start..value_end)?));
-        }
+        slots.record(m, RawJson::trusted(input.get(value_start..value_end)?));
         i = skip_ws_fast(input, value_end);
         match byte_at(input, i) {
             b',' => i = skip_ws_fast(input, i + 1),
@@ -745,11 +710,8 @@ fn object_trusted<'a>(slots: &mut Slots<'a>, input: &'a [u8], start: usize) -> u
             },
             _ => skip_trusted(input, value_start),
         };
-        if let Some(slot) = slots.values.get_mut(m as usize) {
-            if slot.is_some() {
-                slots.duplicates |= 1 << m as u8;
-            }
-            *slot = input.get(value_start..value_end).map(RawJson::trusted);
+        if let Some(value) = input.get(value_start..value_end) {
+            slots.record(m, RawJson::trusted(value));
         }
         i = skip_ws_fast(input, value_end);
         if byte_at(input, i) != b',' {
@@ -761,47 +723,27 @@ fn object_trusted<'a>(slots: &mut Slots<'a>, input: &'a [u8], start: usize) -> u
     (i + 1).min(input.len())
 }
 
-/// Scans the object whose `{` is at `start`, inside `depth` containers, recording its
-/// envelope members. Returns them and the offset after the `}`.
-fn object<'a>(
-    s: &Scanner<'a>,
-    start: usize,
-    depth: usize,
-) -> Result<(Slots<'a>, usize), ScanError> {
-    if depth >= s.max_depth() {
-        return Err(too_deep(start));
-    }
-    let mut slots = Slots::default();
-    let mut i = s.skip_ws(start + 1);
-    if s.at(i) == b'}' {
-        return Ok((slots, i + 1));
-    }
-    loop {
-        if s.at(i) != b'"' {
-            return Err(s.err(ScanErrorKind::UnexpectedByte, i));
+impl<'a> Slots<'a> {
+    /// The envelope members of `object`, a validated object.
+    fn of(object: RawJson<'a>) -> Self {
+        let mut slots = Slots::default();
+        for (key, value) in object.members() {
+            slots.record(member(key), value);
         }
-        let (key_end, _) = s.string(i)?;
-        let key = RawStr::trusted(s.slice(i + 1, key_end - 1));
-        let value_start = s.skip_ws(s.expect(key_end, b':')?);
-        let value_end = s.value(value_start, depth + 1)?;
-        let value = RawJson::trusted(s.slice(value_start, value_end));
-        let m = member(key);
-        if let Some(slot) = slots.values.get_mut(m as usize) {
+        slots
+    }
+
+    /// Records the value of a member; a second one marks it duplicated.
+    #[inline]
+    fn record(&mut self, m: Member, value: RawJson<'a>) {
+        if let Some(slot) = self.values.get_mut(m as usize) {
             if slot.is_some() {
-                slots.duplicates |= 1 << m as u8;
+                self.duplicates |= 1 << m as u8;
             }
             *slot = Some(value);
         }
-        i = s.skip_ws(value_end);
-        match s.at(i) {
-            b',' => i = s.skip_ws(i + 1),
-            b'}' => return Ok((slots, i + 1)),
-            _ => return Err(s.err(ScanErrorKind::UnexpectedByte, i)),
-        }
     }
-}
 
-impl<'a> Slots<'a> {
     /// Applies the rules of a Request object (and the decided cases of DESIGN.md).
     fn request(&self, limits: &Limits) -> Call<'a> {
         // The id to answer with, and whether the id itself is fine.

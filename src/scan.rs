@@ -135,12 +135,15 @@ pub fn value_end(input: &[u8], start: usize, max_depth: u16) -> Result<usize, Sc
     s.value(at, 0)
 }
 
-/// Whether the word-at-a-time validating paths run before the exact byte-at-a-time
-/// scanner: on 64-bit targets, where an 8-byte word is one register. Elsewhere (a
-/// Cortex-M) only the exact scanner is compiled in: it is about 9 KiB of flash and
-/// 100 bytes of stack smaller. Both paths give the same verdicts; the unit tests of
-/// this module and of `envelope` run both side by side on every host.
-pub(crate) const FAST_PATHS: bool = cfg!(target_pointer_width = "64");
+/// Whether the word-at-a-time paths are compiled in: on 64-bit targets, where an
+/// 8-byte word is one register. Elsewhere (a Cortex-M) the crate is built for size:
+/// only the exact byte-at-a-time scanner validates, and validated JSON is re-read
+/// with byte loops (see `docs/DESIGN.md`, "The compact build"). Both builds give the
+/// same verdicts: the unit tests of this module and of `envelope` run the two
+/// validators side by side on every host, and `RUSTFLAGS="--cfg jsonrpc_slice_compact"
+/// cargo test` runs the whole suite on the compact build (CI does).
+pub(crate) const FAST_PATHS: bool =
+    cfg!(all(target_pointer_width = "64", not(jsonrpc_slice_compact)));
 
 /// Bytes that end a run of plain string content: `"`, `\`, control characters, and
 /// every non-ASCII byte (which starts a UTF-8 sequence to check).
@@ -205,18 +208,6 @@ impl<'a> Scanner<'a> {
             b,
             max_depth: max_depth as usize,
         }
-    }
-
-    /// The whole input.
-    #[inline]
-    pub(crate) fn bytes(&self) -> &'a [u8] {
-        self.b
-    }
-
-    /// The configured nesting limit.
-    #[inline]
-    pub(crate) fn max_depth(&self) -> usize {
-        self.max_depth
     }
 
     /// The bytes `start..end`, or an empty slice if that range is not in the input.
@@ -896,6 +887,9 @@ const fn bytes_eq(x: u64, byte: u8) -> u64 {
 #[inline]
 pub(crate) fn skip_string_trusted(b: &[u8], i: usize) -> usize {
     let mut i = i + 1;
+    if !FAST_PATHS {
+        return skip_string_tail(b, i);
+    }
     loop {
         let Some(x) = word(b, i) else {
             return skip_string_tail(b, i);
@@ -959,6 +953,9 @@ pub(crate) fn skip_value_trusted(b: &[u8], mut i: usize) -> usize {
 #[inline(never)]
 fn skip_container_trusted(b: &[u8], mut i: usize) -> usize {
     let mut depth: usize = 0;
+    if !FAST_PATHS {
+        return skip_container_tail(b, i, depth);
+    }
     loop {
         let Some(x) = word(b, i) else {
             return skip_container_tail(b, i, depth);
