@@ -161,10 +161,10 @@ impl<C> MethodTable<C> {
             if let Some(m) = self.methods.iter().find(|m| m.name.as_bytes() == raw) {
                 return Some(m.handler);
             }
-            if !raw.contains(&b'\\') {
+            if !name.has_escapes() {
                 return None;
             }
-        } else if !raw.contains(&b'\\') {
+        } else if !name.has_escapes() {
             return self
                 .methods
                 .iter()

@@ -515,7 +515,7 @@ fn member(key: RawStr<'_>) -> Member {
         b"id" => Member::Id,
         b"result" => Member::Result,
         b"error" => Member::Error,
-        raw if raw.contains(&b'\\') => MEMBERS
+        _ if key.has_escapes() => MEMBERS
             .iter()
             .find(|(name, _)| key.eq_str(name))
             .map_or(Member::Other, |&(_, m)| m),

@@ -11,7 +11,7 @@
 
 use core::fmt;
 
-use crate::scan::{self, hex_digit, ScanError};
+use crate::scan::{self, hex_digit, ScanError, FAST_PATHS};
 
 /// The kind of a JSON value, read from its first byte.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -346,7 +346,14 @@ impl<'a> RawStr<'a> {
 
     /// `true` if the string holds a backslash escape.
     pub fn has_escapes(&self) -> bool {
-        self.raw.contains(&b'\\')
+        if FAST_PATHS {
+            self.raw.contains(&b'\\')
+        } else {
+            // A loop, not `contains`: `contains` calls `memchr`, 132 bytes of flash
+            // the compact build does without.
+            #[allow(clippy::manual_contains)]
+            self.raw.iter().any(|&c| c == b'\\')
+        }
     }
 
     /// The string itself, if it holds no escape (then it is exactly the raw bytes).

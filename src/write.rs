@@ -22,6 +22,7 @@ use core::fmt;
 
 use crate::id::Id;
 use crate::raw::RawJson;
+use crate::scan::FAST_PATHS;
 
 /// Why a write was refused.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -87,6 +88,7 @@ fn div10(v: u64) -> (u64, u8) {
 /// 32-bit high part and two 16-bit low parts (each partial dividend stays below
 /// 10 << 16, so it fits in 32 bits).
 #[cfg_attr(target_pointer_width = "64", allow(dead_code))]
+#[inline(never)]
 fn div10_narrow(v: u64) -> (u64, u8) {
     let (hi, lo) = ((v >> 32) as u32, v as u32);
     let (q_hi, r) = (hi / 10, hi % 10);
@@ -199,6 +201,9 @@ impl<'o> ResultWriter<'o> {
 
     #[inline]
     pub(crate) fn push(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
+        if !FAST_PATHS {
+            return self.push_any(bytes);
+        }
         if !self.live {
             return Ok(());
         }
@@ -229,6 +234,9 @@ impl<'o> ResultWriter<'o> {
     /// a few moves instead of a call to `memcpy`.
     #[inline(always)]
     pub(crate) fn push_array<const N: usize>(&mut self, bytes: &[u8; N]) -> Result<(), WriteError> {
+        if !FAST_PATHS {
+            return self.push_any(bytes);
+        }
         if !self.live {
             return Ok(());
         }
@@ -250,6 +258,37 @@ impl<'o> ResultWriter<'o> {
         }
         self.len = new_len;
         Ok(())
+    }
+
+    /// [`push`](Self::push) in the compact build: one copy of the code, called from
+    /// every site.
+    #[inline(never)]
+    fn push_any(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
+        if !self.live {
+            return Ok(());
+        }
+        self.claim(bytes.len())?.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// The next `n` bytes of the buffer, now written (the caller fills them in), or
+    /// `BufferFull` with the flag set if they do not fit.
+    #[inline]
+    fn claim(&mut self, n: usize) -> Result<&mut [u8], WriteError> {
+        let start = self.len;
+        match self
+            .buf
+            .get_mut(start..self.end.min(start.saturating_add(n)))
+        {
+            Some(dst) if dst.len() == n => {
+                self.len = start + n;
+                Ok(dst)
+            }
+            _ => {
+                self.full = true;
+                Err(WriteError::BufferFull)
+            }
+        }
     }
 
     #[inline]
@@ -325,6 +364,9 @@ impl<'o> ResultWriter<'o> {
     }
 
     pub(crate) fn u64_digits(&mut self, mut v: u64) -> Result<(), WriteError> {
+        if !FAST_PATHS {
+            return self.u64_digits_in_place(v);
+        }
         // The common small results, without the loop.
         if v < 10 {
             return self.push_byte(b'0' + v as u8);
@@ -346,6 +388,28 @@ impl<'o> ResultWriter<'o> {
             }
         }
         self.push(digits.get(i..).unwrap_or(&[]))
+    }
+
+    /// [`u64_digits`](Self::u64_digits) in the compact build: counts the digits, then
+    /// writes them straight into the buffer, last first (no scratch array to clear).
+    #[inline(never)]
+    fn u64_digits_in_place(&mut self, v: u64) -> Result<(), WriteError> {
+        let mut n = 1;
+        let mut rest = v;
+        while rest >= 10 {
+            rest = div10(rest).0;
+            n += 1;
+        }
+        if !self.live {
+            return Ok(());
+        }
+        let mut rest = v;
+        for d in self.claim(n)?.iter_mut().rev() {
+            let (q, r) = div10(rest);
+            *d = b'0' + r;
+            rest = q;
+        }
+        Ok(())
     }
 
     pub(crate) fn i64_digits(&mut self, v: i64) -> Result<(), WriteError> {
