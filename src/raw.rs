@@ -213,11 +213,8 @@ impl<'a> Cursor<'a> {
         c
     }
 
-    fn ws(&self, mut i: usize) -> usize {
-        while matches!(self.b.get(i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
-            i += 1;
-        }
-        i
+    fn ws(&self, i: usize) -> usize {
+        scan::skip_ws_fast(self.b, i)
     }
 
     /// Takes the value at the cursor, then steps past the separator after it.

@@ -235,6 +235,10 @@ impl<'a> Scanner<'a> {
 
     #[inline]
     pub(crate) fn skip_ws(&self, mut i: usize) -> usize {
+        if !FAST_PATHS {
+            // One copy of the loop in the compact build.
+            return skip_ws_slow(self.b, i);
+        }
         while matches!(self.at(i), b' ' | b'\n' | b'\r' | b'\t') {
             i += 1;
         }
@@ -400,6 +404,9 @@ impl<'a> Scanner<'a> {
 
     /// Scans the value that starts exactly at `i` (no leading whitespace), which sits
     /// inside `depth` open containers. Returns the offset after the value.
+    // Out of line: its `BitStack` (128 bytes) is off the stack again before the caller
+    // goes on to read what it scanned.
+    #[inline(never)]
     pub(crate) fn value(&self, mut i: usize, depth: usize) -> Result<usize, ScanError> {
         let mut stack = BitStack::new();
         // Open containers of this value (relative to `depth`).
@@ -529,7 +536,8 @@ pub(crate) fn byte_at(b: &[u8], i: usize) -> u8 {
 /// Skips whitespace from `i`.
 #[inline(always)]
 pub(crate) fn skip_ws_fast(b: &[u8], i: usize) -> usize {
-    if byte_at(b, i) > b' ' {
+    // The compact build calls the loop at once: one copy of it.
+    if FAST_PATHS && byte_at(b, i) > b' ' {
         return i;
     }
     skip_ws_slow(b, i)
