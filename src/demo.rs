@@ -47,16 +47,28 @@ pub fn subtract<'p, C>(
     params: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
+    // One pass over the params, either shape.
     let (a, b) = if params.is_positional() {
-        if params.positional().count() != 2 {
-            return Err(RpcError::invalid_params());
+        let mut values = params.positional();
+        match (values.next(), values.next(), values.next()) {
+            (Some(a), Some(b), None) => (Some(a), Some(b)),
+            _ => (None, None),
         }
-        (params.nth(0), params.nth(1))
     } else {
-        if params.named().count() != 2 {
-            return Err(RpcError::invalid_params());
+        let (mut a, mut b, mut count) = (None, None, 0);
+        for (name, value) in params.named() {
+            count += 1;
+            if name.eq_str("minuend") {
+                a = Some(value);
+            } else if name.eq_str("subtrahend") {
+                b = Some(value);
+            }
         }
-        (params.get("minuend"), params.get("subtrahend"))
+        if count == 2 {
+            (a, b)
+        } else {
+            (None, None)
+        }
     };
     let int = |v: Option<RawJson<'_>>| v.and_then(|v| v.as_i64());
     let (Some(a), Some(b)) = (int(a), int(b)) else {
@@ -124,13 +136,11 @@ pub fn big<'p, C>(
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
     const XS: &str = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
-    if params.positional().count() != 1 {
-        return Err(RpcError::invalid_params());
-    }
-    let n = params
-        .nth(0)
-        .and_then(|v| v.as_u64())
-        .ok_or(RpcError::invalid_params())?;
+    let mut values = params.positional();
+    let n = match (values.next(), values.next()) {
+        (Some(n), None) => n.as_u64().ok_or(RpcError::invalid_params())?,
+        _ => return Err(RpcError::invalid_params()),
+    };
     if !out.is_live() {
         return Ok(());
     }

@@ -18,7 +18,7 @@ use crate::id::Id;
 use crate::limits::Limits;
 use crate::params::Params;
 use crate::raw::RawStr;
-use crate::scan::{ScanError, ScanErrorKind};
+use crate::scan::{ScanError, ScanErrorKind, FAST_PATHS};
 use crate::write::{Message, ResultWriter, WriteError};
 
 /// A method handler: gets the context, the params, and a writer for its result.
@@ -153,6 +153,14 @@ impl<C> MethodTable<C> {
 
     /// The handler for `name` (escapes in it decoded), if the table has one.
     pub fn find(&self, name: RawStr<'_>) -> Option<Handler<C>> {
+        if !FAST_PATHS {
+            // The compact build: one comparison, escapes decoded when there are any.
+            return self
+                .methods
+                .iter()
+                .find(|m| name.eq_str(m.name))
+                .map(|m| m.handler);
+        }
         let raw = name.as_raw();
         // Names as sent, byte for byte: the usual case. A name with an escape cannot
         // match that way (table names have no backslash... or if one does, the decoded

@@ -470,11 +470,26 @@ impl Iterator for Unescaped<'_> {
                 }
             }
         }
-        let ch = char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
-        let encoded = ch.encode_utf8(&mut self.pending);
-        self.pending_len = encoded.len() as u8;
+        // A lone surrogate (only in unvalidated input) decodes to U+FFFD.
+        if (0xD800..0xE000).contains(&code) {
+            code = 0xFFFD;
+        }
+        // UTF-8 by hand: `char::encode_utf8` brings a length check and its panic.
+        let (len, lead) = match code {
+            0..=0x7F => (1, 0),
+            0x80..=0x7FF => (2, 0xC0),
+            0x800..=0xFFFF => (3, 0xE0),
+            _ => (4, 0xF0),
+        };
+        for k in (1..len).rev() {
+            if let Some(b) = self.pending.get_mut(k) {
+                *b = 0x80 | (code & 0x3F) as u8;
+            }
+            code >>= 6;
+        }
+        self.pending_len = len as u8;
         self.pending_at = 1;
-        self.pending.first().copied()
+        Some(lead | code as u8)
     }
 }
 
@@ -515,12 +530,13 @@ mod tests {
 
     #[test]
     fn unescapes() {
-        let v = RawJson::new(br#""a\n\u00e9\ud83d\ude00\/""#).unwrap();
+        // One escape of each UTF-8 length: 1, 2, 3 and 4 bytes (a surrogate pair).
+        let v = RawJson::new(br#""a\n\u00e9\u20ac\ud83d\ude00\/""#).unwrap();
         let s = v.as_str().unwrap();
         let mut buf = [0u8; 16];
-        assert_eq!(s.unescape_into(&mut buf), Some("a\né😀/"));
-        assert!(s.eq_str("a\né😀/"));
-        assert!(!s.eq_str("a\né😀"));
+        assert_eq!(s.unescape_into(&mut buf), Some("a\né€😀/"));
+        assert!(s.eq_str("a\né€😀/"));
+        assert!(!s.eq_str("a\né€😀"));
         assert_eq!(s.unescape_into(&mut [0u8; 3]), None);
     }
 }

@@ -421,32 +421,27 @@ impl<'o> ResultWriter<'o> {
 
     /// Writes the inside of a JSON string (no quotes), escaping as needed.
     pub(crate) fn escaped(&mut self, s: &str) -> Result<(), WriteError> {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
         let bytes = s.as_bytes();
         let mut run = 0;
         for (i, &b) in bytes.iter().enumerate() {
-            let esc: &[u8] = match b {
-                b'"' => b"\\\"",
-                b'\\' => b"\\\\",
-                b'\n' => b"\\n",
-                b'\r' => b"\\r",
-                b'\t' => b"\\t",
-                0x00..=0x1F => b"",
-                _ => continue,
-            };
+            if b >= 0x20 && b != b'"' && b != b'\\' {
+                continue;
+            }
             self.push(bytes.get(run..i).unwrap_or(&[]))?;
-            if esc.is_empty() {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                let u = [
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    HEX[(b >> 4) as usize],
-                    HEX[(b & 0xF) as usize],
-                ];
-                self.push(&u)?;
+            let short = match b {
+                b'"' | b'\\' => b,
+                b'\n' => b'n',
+                b'\r' => b'r',
+                b'\t' => b't',
+                _ => 0,
+            };
+            if short != 0 {
+                self.push(&[b'\\', short])?;
             } else {
-                self.push(esc)?;
+                // The other control characters (below 0x20): `\u00XY`.
+                let hex = [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]];
+                self.push(&[b'\\', b'u', b'0', b'0', hex[0], hex[1]])?;
             }
             run = i + 1;
         }
