@@ -15,7 +15,7 @@
 use crate::error::InvalidRequest;
 use crate::id::Id;
 use crate::limits::Limits;
-use crate::raw::{skip_trusted, Kind, RawJson, RawStr};
+use crate::raw::{skip_trusted, Cursor, Kind, RawJson, RawStr};
 use crate::scan::{
     byte_at, skip_string_trusted, skip_ws_fast, string_fast, value_fast, ScanError, Scanner,
     FAST_PATHS,
@@ -117,14 +117,16 @@ impl<'a> Iterator for BatchElements<'a> {
         }
         let input = self.input;
         let start = self.pos;
+        if !FAST_PATHS {
+            // The compact build walks a batch as `RawJson::elements` walks any array,
+            // and reads each object as `top_exact` does.
+            let mut cursor = Cursor::at(input, start);
+            let element = cursor.take_value()?;
+            self.pos = cursor.position();
+            return Some((element.kind() == Kind::Object).then(|| Slots::of(element)));
+        }
         // The batch is valid JSON (the first pass said so): find the members only.
-        let (slots, end) = if !FAST_PATHS {
-            // Without the fast paths, one walker of objects serves both passes.
-            let end = skip_trusted(input, start);
-            let element = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
-            let slots = (element.kind() == Kind::Object).then(|| Slots::of(element));
-            (slots, end)
-        } else if byte_at(input, start) == b'{' {
+        let (slots, end) = if byte_at(input, start) == b'{' {
             let mut slots = Slots::default();
             let end = object_trusted(&mut slots, input, start);
             (Some(slots), end)

@@ -195,13 +195,23 @@ impl fmt::Display for RawJson<'_> {
 
 /// A walk over the inside of one container, trusting that it was scanned.
 #[derive(Clone)]
-struct Cursor<'a> {
+pub(crate) struct Cursor<'a> {
     b: &'a [u8],
     /// Offset of the next item, or `b.len()` when done.
     i: usize,
 }
 
 impl<'a> Cursor<'a> {
+    /// A cursor whose next item starts at `i` (`b.len()`: none).
+    pub(crate) fn at(b: &'a [u8], i: usize) -> Self {
+        Cursor { b, i }
+    }
+
+    /// Where the next item starts (`b.len()` once there is none).
+    pub(crate) fn position(&self) -> usize {
+        self.i
+    }
+
     fn open(b: &'a [u8], opener: u8) -> Self {
         let mut c = Cursor { b, i: b.len() };
         if b.first() == Some(&opener) {
@@ -218,7 +228,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Takes the value at the cursor, then steps past the separator after it.
-    fn take_value(&mut self) -> Option<RawJson<'a>> {
+    pub(crate) fn take_value(&mut self) -> Option<RawJson<'a>> {
         let start = self.i;
         let end = skip_trusted(self.b, start);
         let value = self.b.get(start..end)?;

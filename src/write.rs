@@ -350,7 +350,14 @@ impl<'o> ResultWriter<'o> {
 
     /// Starts a new result value.
     pub(crate) fn begin_value(&mut self) {
-        self.value = ValueState::default();
+        // The level bits need no reset: `open` writes a level's bits before anything
+        // reads them. (Clearing the whole state is a `memset` call on a Cortex-M.)
+        let v = &mut self.value;
+        v.depth = 0;
+        v.after_key = false;
+        v.in_string = false;
+        v.done = false;
+        v.misuse = false;
     }
 
     /// Ends the result value: `Ok(true)` if one complete value was written, `Ok(false)`
