@@ -145,10 +145,15 @@ pub struct ResultWriter<'o> {
 #[derive(Copy, Clone, Default)]
 struct ValueState {
     depth: u8,
-    /// One bit per open level: set for an object.
-    objects: u64,
-    /// One bit per open level: set once the level holds an item.
-    items: u64,
+    /// The innermost open level (when `depth > 0`) is an object.
+    object: bool,
+    /// The innermost open level holds an item already.
+    items: bool,
+    /// The open levels around the innermost one, innermost in the lowest bit: set for
+    /// an object. (Shifted by one on open and close: cheap on a 32-bit core too.)
+    outer_objects: u64,
+    /// The same levels: set once the level holds an item.
+    outer_items: u64,
     after_key: bool,
     in_string: bool,
     done: bool,
@@ -350,8 +355,8 @@ impl<'o> ResultWriter<'o> {
 
     /// Starts a new result value.
     pub(crate) fn begin_value(&mut self) {
-        // The level bits need no reset: `open` writes a level's bits before anything
-        // reads them. (Clearing the whole state is a `memset` call on a Cortex-M.)
+        // The level flags need no reset: `open` writes them before anything reads
+        // them. (Clearing the whole state is a `memset` call on a Cortex-M.)
         let v = &mut self.value;
         v.depth = 0;
         v.after_key = false;
@@ -507,19 +512,14 @@ impl<'o> ResultWriter<'o> {
     /// Checks that a value may start here, writing the comma before it if needed.
     fn before_value(&mut self) -> Result<(), WriteError> {
         let v = &mut self.value;
-        if v.misuse || v.in_string {
+        if v.misuse || v.in_string || (v.depth == 0 && v.done) {
             v.misuse = true;
             return Err(WriteError::Misuse);
         }
         if v.depth == 0 {
-            if v.done {
-                v.misuse = true;
-                return Err(WriteError::Misuse);
-            }
             return Ok(());
         }
-        let bit = 1u64 << (v.depth - 1);
-        if v.objects & bit != 0 {
+        if v.object {
             if !v.after_key {
                 v.misuse = true;
                 return Err(WriteError::Misuse);
@@ -527,8 +527,8 @@ impl<'o> ResultWriter<'o> {
             v.after_key = false;
             return Ok(());
         }
-        let comma = v.items & bit != 0;
-        v.items |= bit;
+        let comma = v.items;
+        v.items = true;
         if comma {
             self.push_byte(b',')?;
         }
@@ -622,14 +622,14 @@ impl<'o> ResultWriter<'o> {
             return Err(WriteError::Misuse);
         }
         self.push_byte(if object { b'{' } else { b'[' })?;
-        let bit = 1u64 << self.value.depth;
-        self.value.depth += 1;
-        self.value.items &= !bit;
-        if object {
-            self.value.objects |= bit;
-        } else {
-            self.value.objects &= !bit;
+        let v = &mut self.value;
+        if v.depth > 0 {
+            v.outer_objects = v.outer_objects << 1 | u64::from(v.object);
+            v.outer_items = v.outer_items << 1 | u64::from(v.items);
         }
+        v.depth += 1;
+        v.object = object;
+        v.items = false;
         Ok(())
     }
 
@@ -647,17 +647,12 @@ impl<'o> ResultWriter<'o> {
     /// Writes the key of the next member of the open object.
     pub fn key(&mut self, key: &str) -> Result<(), WriteError> {
         let v = &mut self.value;
-        let bit = if v.depth == 0 {
-            0
-        } else {
-            1u64 << (v.depth - 1)
-        };
-        if v.misuse || v.in_string || v.after_key || v.objects & bit == 0 {
+        if v.misuse || v.in_string || v.after_key || v.depth == 0 || !v.object {
             v.misuse = true;
             return Err(WriteError::Misuse);
         }
-        let comma = v.items & bit != 0;
-        v.items |= bit;
+        let comma = v.items;
+        v.items = true;
         v.after_key = true;
         if comma {
             self.push_byte(b',')?;
@@ -674,9 +669,15 @@ impl<'o> ResultWriter<'o> {
             v.misuse = true;
             return Err(WriteError::Misuse);
         }
+        let close = if v.object { b'}' } else { b']' };
         v.depth -= 1;
-        let object = v.objects & (1u64 << v.depth) != 0;
-        self.push_byte(if object { b'}' } else { b']' })?;
+        if v.depth > 0 {
+            v.object = v.outer_objects & 1 != 0;
+            v.items = v.outer_items & 1 != 0;
+            v.outer_objects >>= 1;
+            v.outer_items >>= 1;
+        }
+        self.push_byte(close)?;
         self.after_value();
         Ok(())
     }
@@ -694,6 +695,8 @@ impl fmt::Debug for ResultWriter<'_> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
 
     #[test]
@@ -714,6 +717,94 @@ mod tests {
         let mut w = ResultWriter::new(&mut buf);
         w.begin_object().unwrap();
         assert_eq!(w.i64(2), Err(WriteError::Misuse));
+    }
+
+    #[test]
+    fn nesting_comes_back_to_each_level_with_its_kind_and_commas() {
+        let mut buf = [0u8; 256];
+        let mut w = ResultWriter::new(&mut buf);
+        w.begin_array().unwrap();
+        w.begin_object().unwrap();
+        w.key("a").unwrap();
+        w.begin_array().unwrap();
+        w.i64(1).unwrap();
+        w.begin_object().unwrap();
+        w.key("b").unwrap();
+        w.i64(2).unwrap();
+        w.end().unwrap();
+        w.end().unwrap();
+        w.key("c").unwrap();
+        w.i64(3).unwrap();
+        assert_eq!(w.i64(9), Err(WriteError::Misuse), "a value without its key");
+        let mut w = ResultWriter::new(&mut buf);
+        w.begin_array().unwrap();
+        w.begin_object().unwrap();
+        w.key("a").unwrap();
+        w.begin_array().unwrap();
+        w.i64(1).unwrap();
+        w.begin_object().unwrap();
+        w.key("b").unwrap();
+        w.i64(2).unwrap();
+        w.end().unwrap();
+        w.end().unwrap();
+        w.key("c").unwrap();
+        w.i64(3).unwrap();
+        w.end().unwrap();
+        w.begin_array().unwrap();
+        w.begin_array().unwrap();
+        w.end().unwrap();
+        w.begin_object().unwrap();
+        w.end().unwrap();
+        w.end().unwrap();
+        w.i64(4).unwrap();
+        w.end().unwrap();
+        assert_eq!(w.finish_value(), Ok(true));
+        assert_eq!(
+            core::str::from_utf8(w.written()).unwrap(),
+            r#"[{"a":[1,{"b":2}],"c":3},[[],{}],4]"#
+        );
+    }
+
+    #[test]
+    fn the_deepest_result_closes_back_to_every_level() {
+        let mut buf = [0u8; 512];
+        let mut w = ResultWriter::new(&mut buf);
+        let mut want = std::string::String::new();
+        // Objects on even levels, arrays on odd ones, each after one item.
+        for level in 0..MAX_RESULT_DEPTH {
+            if level % 2 == 0 {
+                w.begin_object().unwrap();
+                w.key("k").unwrap();
+                want.push_str(r#"{"k":"#);
+            } else {
+                w.begin_array().unwrap();
+                w.i64(0).unwrap();
+                want.push_str("[0,");
+            }
+        }
+        assert_eq!(
+            w.begin_array(),
+            Err(WriteError::Misuse),
+            "one level too deep"
+        );
+        let mut w = ResultWriter::new(&mut buf);
+        for level in 0..MAX_RESULT_DEPTH {
+            if level % 2 == 0 {
+                w.begin_object().unwrap();
+                w.key("k").unwrap();
+            } else {
+                w.begin_array().unwrap();
+                w.i64(0).unwrap();
+            }
+        }
+        w.null().unwrap();
+        want.push_str("null");
+        for level in (0..MAX_RESULT_DEPTH).rev() {
+            w.end().unwrap();
+            want.push(if level % 2 == 0 { '}' } else { ']' });
+        }
+        assert_eq!(w.finish_value(), Ok(true));
+        assert_eq!(core::str::from_utf8(w.written()).unwrap(), want);
     }
 
     #[test]
