@@ -10,7 +10,8 @@
 # "SKIP: ..." and exits 0) and cargo-fuzz (installed with `cargo install --locked` if
 # missing). Environment: FUZZ_SANITIZER (default "none": the crate forbids unsafe code,
 # so ASan would mostly slow the run; use "address" for a careful run), FUZZ_TARGETS
-# (default: all four).
+# (default: all six). RUSTFLAGS from the environment reach the build: CI runs some targets
+# again with RUSTFLAGS="--cfg jsonrpc_slice_compact", the firmware's compact build.
 set -euo pipefail
 
 SECS="${1:-30}"
