@@ -48,15 +48,20 @@ static SERVER: Server<Ctx> = Server::new(method_table! {
 /// "last_handle_instructions":I}`; the last is the previous frame's `Server::handle`,
 /// meaningful under QEMU's `-icount shift=0` only (see `cycles`).
 fn stats<'p>(ctx: &mut Ctx, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    let members = [
+        ("stack_peak_bytes", stack::peak() as u64),
+        ("stack_size_bytes", stack::size() as u64),
+        ("frames", u64::from(ctx.frames)),
+        (
+            "last_handle_instructions",
+            ctx.ticks.instructions(ctx.last_handle_ticks),
+        ),
+    ];
     out.begin_object()?;
-    out.key("stack_peak_bytes")?;
-    out.u64(stack::peak() as u64)?;
-    out.key("stack_size_bytes")?;
-    out.u64(stack::size() as u64)?;
-    out.key("frames")?;
-    out.u64(u64::from(ctx.frames))?;
-    out.key("last_handle_instructions")?;
-    out.u64(ctx.ticks.instructions(ctx.last_handle_ticks))?;
+    for (name, value) in members {
+        out.key(name)?;
+        out.u64(value)?;
+    }
     Ok(out.end()?)
 }
 
@@ -87,32 +92,35 @@ pub fn run(mut uart: Uart, ticks: Ticks) -> ! {
         let n = uart.read_some(&mut chunk);
         let mut input = chunk.get(..n).unwrap_or(&[]);
         loop {
-            match frames.feed(input) {
+            let feed = frames.feed(input);
+            if !matches!(feed, FeedResult::Consumed) {
+                // `stats` counts the frame it answers.
+                ctx.frames = ctx.frames.wrapping_add(1);
+            }
+            let answer = match feed {
                 FeedResult::Consumed => break,
                 FeedResult::Frame { frame, remaining } => {
                     input = remaining;
-                    ctx.frames = ctx.frames.wrapping_add(1);
                     let start = cycles::now();
                     let answer = SERVER.handle(&mut ctx, frame, reply);
                     ctx.last_handle_ticks = cycles::elapsed(start, cycles::now());
                     #[cfg(feature = "defmt")]
                     log::frame(frame, &answer);
-                    send(&mut uart, answer);
+                    answer
                 }
                 FeedResult::Oversized { remaining } => {
                     input = remaining;
-                    ctx.frames = ctx.frames.wrapping_add(1);
                     #[cfg(feature = "defmt")]
                     defmt::warn!("frame longer than {=usize} bytes dropped", MAX_FRAME);
-                    send(&mut uart, oversized_frame_reply(MAX_FRAME, reply));
+                    oversized_frame_reply(MAX_FRAME, reply)
                 }
                 // Newline framing has no headers to get wrong; answered all the same.
                 FeedResult::Malformed { remaining } => {
                     input = remaining;
-                    ctx.frames = ctx.frames.wrapping_add(1);
-                    send(&mut uart, malformed_frame_reply(reply));
+                    malformed_frame_reply(reply)
                 }
-            }
+            };
+            send(&mut uart, answer);
             if ctx.shutdown {
                 uart.flush();
                 crate::exit(true);
