@@ -278,6 +278,15 @@ pub(crate) fn skip_trusted(b: &[u8], i: usize) -> usize {
     if i >= b.len() {
         return b.len();
     }
+    if !FAST_PATHS {
+        return skip_trusted_once(b, i);
+    }
+    scan::skip_value_trusted(b, i)
+}
+
+/// [`skip_trusted`] in the compact build: one out-of-line copy for every caller.
+#[inline(never)]
+fn skip_trusted_once(b: &[u8], i: usize) -> usize {
     scan::skip_value_trusted(b, i)
 }
 
