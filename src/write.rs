@@ -719,36 +719,31 @@ mod tests {
         assert_eq!(w.i64(2), Err(WriteError::Misuse));
     }
 
+    /// Writes `[{"a":[1,{"b":2}],"c":3` and stops there.
+    fn mixed_prefix(w: &mut ResultWriter<'_>) {
+        w.begin_array().unwrap();
+        w.begin_object().unwrap();
+        w.key("a").unwrap();
+        w.begin_array().unwrap();
+        w.i64(1).unwrap();
+        w.begin_object().unwrap();
+        w.key("b").unwrap();
+        w.i64(2).unwrap();
+        w.end().unwrap();
+        w.end().unwrap();
+        w.key("c").unwrap();
+        w.i64(3).unwrap();
+    }
+
     #[test]
     fn nesting_comes_back_to_each_level_with_its_kind_and_commas() {
         let mut buf = [0u8; 256];
         let mut w = ResultWriter::new(&mut buf);
-        w.begin_array().unwrap();
-        w.begin_object().unwrap();
-        w.key("a").unwrap();
-        w.begin_array().unwrap();
-        w.i64(1).unwrap();
-        w.begin_object().unwrap();
-        w.key("b").unwrap();
-        w.i64(2).unwrap();
-        w.end().unwrap();
-        w.end().unwrap();
-        w.key("c").unwrap();
-        w.i64(3).unwrap();
+        mixed_prefix(&mut w);
         assert_eq!(w.i64(9), Err(WriteError::Misuse), "a value without its key");
+
         let mut w = ResultWriter::new(&mut buf);
-        w.begin_array().unwrap();
-        w.begin_object().unwrap();
-        w.key("a").unwrap();
-        w.begin_array().unwrap();
-        w.i64(1).unwrap();
-        w.begin_object().unwrap();
-        w.key("b").unwrap();
-        w.i64(2).unwrap();
-        w.end().unwrap();
-        w.end().unwrap();
-        w.key("c").unwrap();
-        w.i64(3).unwrap();
+        mixed_prefix(&mut w);
         w.end().unwrap();
         w.begin_array().unwrap();
         w.begin_array().unwrap();
@@ -765,38 +760,37 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_deepest_result_closes_back_to_every_level() {
-        let mut buf = [0u8; 512];
-        let mut w = ResultWriter::new(&mut buf);
-        let mut want = std::string::String::new();
-        // Objects on even levels, arrays on odd ones, each after one item.
+    /// Opens `MAX_RESULT_DEPTH` levels, objects on even levels and arrays on odd ones,
+    /// each after one item; returns what it wrote.
+    fn open_deepest(w: &mut ResultWriter<'_>) -> std::string::String {
+        let mut wrote = std::string::String::new();
         for level in 0..MAX_RESULT_DEPTH {
             if level % 2 == 0 {
                 w.begin_object().unwrap();
                 w.key("k").unwrap();
-                want.push_str(r#"{"k":"#);
+                wrote.push_str(r#"{"k":"#);
             } else {
                 w.begin_array().unwrap();
                 w.i64(0).unwrap();
-                want.push_str("[0,");
+                wrote.push_str("[0,");
             }
         }
+        wrote
+    }
+
+    #[test]
+    fn the_deepest_result_closes_back_to_every_level() {
+        let mut buf = [0u8; 512];
+        let mut w = ResultWriter::new(&mut buf);
+        open_deepest(&mut w);
         assert_eq!(
             w.begin_array(),
             Err(WriteError::Misuse),
             "one level too deep"
         );
+
         let mut w = ResultWriter::new(&mut buf);
-        for level in 0..MAX_RESULT_DEPTH {
-            if level % 2 == 0 {
-                w.begin_object().unwrap();
-                w.key("k").unwrap();
-            } else {
-                w.begin_array().unwrap();
-                w.i64(0).unwrap();
-            }
-        }
+        let mut want = open_deepest(&mut w);
         w.null().unwrap();
         want.push_str("null");
         for level in (0..MAX_RESULT_DEPTH).rev() {
