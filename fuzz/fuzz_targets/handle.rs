@@ -30,10 +30,14 @@ fuzz_target!(|data: &[u8]| {
         [] => (false, Vec::new()),
         reply => oracle::responses(reply),
     };
-    if large.len() <= 256 && !large.windows(5).any(|w| w == b"65536") {
+    // A reply that fits in 256 bytes is the same in both buffers, but for the room an
+    // overflow message names (the whole buffer, or what a batch left: 65536 or
+    // 65534 against 256 or 254).
+    if large.len() <= 256 {
+        let small = small.map(oracle::without_room);
         assert_eq!(
             small,
-            Ok(large),
+            Ok(oracle::without_room(large)),
             "256 B reply differs though the reply fits"
         );
     } else if let Ok(small) = small {
