@@ -155,3 +155,39 @@ fn handle_inputs_answer_alike_in_a_small_and_a_large_buffer() {
         assert_eq!(without_room(small), without_room(large), "{name}");
     }
 }
+
+#[test]
+fn stream_framing_inputs_answer_every_frame_with_a_response_that_keeps_the_id() {
+    static SERVER: Server<()> = Server::new(demo::TABLE);
+    let found = inputs("stream_framing");
+    assert!(
+        !found.is_empty(),
+        "the committed stream_framing regressions are missing"
+    );
+    for (name, data) in found {
+        // `data[0]`: bit 7 set picks Content-Length (these are newline streams);
+        // `k = data[0] % 8 + 1` chunk sizes follow, then the stream.
+        assert_eq!(data[0] & 0x80, 0, "{name}: a newline stream");
+        let k = (data[0] % 8 + 1) as usize;
+        let stream = &data[1 + k..];
+        let frames: Vec<Vec<u8>> = line_events::<256>(stream, &[])
+            .into_iter()
+            .flatten()
+            .collect();
+        assert!(!frames.is_empty(), "{name}");
+        for frame in frames {
+            let mut out = [0u8; 256];
+            let reply = SERVER.handle(&mut (), &frame, &mut out).unwrap();
+            // The id `999999999999E99999990` is beyond f64: a reader that converts
+            // numbers refuses it, but it is valid JSON and must come back as sent.
+            let id_at = frame.windows(5).position(|w| w == b"\"id\":").unwrap() + 5;
+            let id_end = frame[id_at..].iter().position(|&b| b == b'}').unwrap() + id_at;
+            let id = &frame[id_at..id_end];
+            assert!(
+                reply.ends_with(&[b"\"id\":", id, b"}"].concat()),
+                "{name}: {}",
+                String::from_utf8_lossy(reply)
+            );
+        }
+    }
+}
