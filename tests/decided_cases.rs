@@ -7,6 +7,10 @@
 //! followed by `": detail"`, and every `id` of the reply must be the exact text of the
 //! `id` of the expected reply, found verbatim in the raw reply bytes.
 
+mod common;
+
+use common::{nested_arrays, nested_objects, req};
+
 use std::collections::BTreeMap;
 
 use jsonrpc_slice::{
@@ -63,28 +67,6 @@ fn err_data(code: i32, data: &str, id: &str) -> String {
 fn batch<S: AsRef<str>>(entries: &[S]) -> String {
     let entries: Vec<&str> = entries.iter().map(AsRef::as_ref).collect();
     format!("[{}]", entries.join(","))
-}
-
-/// A request for `method` with `params` (raw JSON, or `None`) and `id` (raw JSON, or
-/// `None` for a notification).
-fn req(method: &str, params: Option<&str>, id: Option<&str>) -> String {
-    let mut s = format!(r#"{{"jsonrpc":"2.0","method":"{method}""#);
-    if let Some(p) = params {
-        s.push_str(&format!(r#","params":{p}"#));
-    }
-    if let Some(id) = id {
-        s.push_str(&format!(r#","id":{id}"#));
-    }
-    s.push('}');
-    s
-}
-
-fn nested_arrays(depth: usize) -> String {
-    format!("{}{}", "[".repeat(depth), "]".repeat(depth))
-}
-
-fn nested_objects(depth: usize) -> String {
-    format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth))
 }
 
 // ---------------------------------------------------------------------------------

@@ -10,6 +10,10 @@ use jsonrpc_slice::envelope::{parse_response, Outcome, ResponseMessage};
 use jsonrpc_slice::frame::newline::{FeedResult, LineAccumulator};
 use jsonrpc_slice::{demo, Limits, Server};
 
+#[path = "../fuzz/src/room.rs"]
+mod room;
+use room::without_room;
+
 /// The regression inputs of `target`, by file name.
 fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
@@ -111,28 +115,6 @@ fn response_inputs_parse_as_error_responses() {
         };
         assert!(e.code == 0 || e.code == -32000, "{name}: code {}", e.code);
     }
-}
-
-/// `reply` with the number after each `reply larger than ` (the room an overflowing
-/// reply had) replaced by `N`, as the `handle` target compares replies.
-fn without_room(reply: &[u8]) -> Vec<u8> {
-    const MARK: &[u8] = b"reply larger than ";
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < reply.len() {
-        if reply[i..].starts_with(MARK) {
-            out.extend_from_slice(MARK);
-            out.push(b'N');
-            i += MARK.len();
-            while reply.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-        } else {
-            out.push(reply[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 #[test]

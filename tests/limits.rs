@@ -47,6 +47,10 @@
 //! `batch_element_overflow_names_a_size_its_reply_exceeds` **fails** on the code as it
 //! stands: see its doc comment.
 
+mod common;
+
+use common::{nested_arrays, nested_objects, req};
+
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::frame::{answer_chunk, Framer};
@@ -125,32 +129,12 @@ fn server(p: &Profile) -> Server<()> {
 // ---------------------------------------------------------------------------------
 // Messages and replies.
 
-fn req(method: &str, params: Option<&str>, id: Option<&str>) -> String {
-    let mut s = format!(r#"{{"jsonrpc":"2.0","method":"{method}""#);
-    if let Some(p) = params {
-        s.push_str(&format!(r#","params":{p}"#));
-    }
-    if let Some(id) = id {
-        s.push_str(&format!(r#","id":{id}"#));
-    }
-    s.push('}');
-    s
-}
-
 fn ok(result: &str, id: &str) -> String {
     format!(r#"{{"jsonrpc":"2.0","result":{result},"id":{id}}}"#)
 }
 
 fn err(code: i32, message: &str, id: &str) -> String {
     format!(r#"{{"jsonrpc":"2.0","error":{{"code":{code},"message":"{message}"}},"id":{id}}}"#)
-}
-
-fn nested_arrays(depth: usize) -> String {
-    format!("{}{}", "[".repeat(depth), "]".repeat(depth))
-}
-
-fn nested_objects(depth: usize) -> String {
-    format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth))
 }
 
 const PROBE: &str = r#"{"jsonrpc":"2.0","method":"sum","params":[1,2],"id":"probe"}"#;

@@ -8,6 +8,10 @@
 //! the test harness's own threads cannot disturb the count; everything the test needs
 //! (inputs, the output buffer, the room for the results) exists before it arms.
 
+mod common;
+
+use common::{nested_arrays, req};
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::hint::black_box;
@@ -189,22 +193,6 @@ fn spec_requests() -> Vec<Vec<u8>> {
         }
     }
     requests
-}
-
-fn req(method: &str, params: Option<&str>, id: Option<&str>) -> String {
-    let mut s = format!(r#"{{"jsonrpc":"2.0","method":"{method}""#);
-    if let Some(p) = params {
-        s.push_str(&format!(r#","params":{p}"#));
-    }
-    if let Some(id) = id {
-        s.push_str(&format!(r#","id":{id}"#));
-    }
-    s.push('}');
-    s
-}
-
-fn nested(depth: usize) -> String {
-    format!("{}{}", "[".repeat(depth), "]".repeat(depth))
 }
 
 fn edge_cases() -> Vec<Case> {
@@ -400,16 +388,16 @@ fn edge_cases() -> Vec<Case> {
         // Deep nesting.
         case(
             "depth 128",
-            req("update", Some(&nested(127)), Some("1")),
+            req("update", Some(&nested_arrays(127)), Some("1")),
             Result,
         ),
         case(
             "depth 129",
-            req("update", Some(&nested(128)), Some("1")),
+            req("update", Some(&nested_arrays(128)), Some("1")),
             Error(-32700),
         ),
         case("100 000 [", "[".repeat(100_000), Error(-32700)),
-        case("100 000 [ closed", nested(100_000), Error(-32700)),
+        case("100 000 [ closed", nested_arrays(100_000), Error(-32700)),
         case("100 000 objects", r#"{"a":"#.repeat(100_000), Error(-32700)),
         // Overflowing replies.
         case(
@@ -539,13 +527,13 @@ fn edge_cases() -> Vec<Case> {
         .small(),
         case(
             "small: depth 4 (parsed, then refused by sum)",
-            req("sum", Some(&nested(3)), Some("1")),
+            req("sum", Some(&nested_arrays(3)), Some("1")),
             Error(-32602),
         )
         .small(),
         case(
             "small: depth 5",
-            req("sum", Some(&nested(4)), Some("1")),
+            req("sum", Some(&nested_arrays(4)), Some("1")),
             Error(-32700),
         )
         .small(),

@@ -12,6 +12,10 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
 
+// Shared with `tests/fuzz_regressions.rs`, which includes the file by path.
+mod room;
+pub use room::without_room;
+
 /// The crate's default nesting limit (`scan::DEFAULT_MAX_DEPTH`).
 pub const MAX_DEPTH: usize = 128;
 
@@ -330,26 +334,4 @@ mod tests {
             assert!(std::panic::catch_unwind(|| responses(bad)).is_err());
         }
     }
-}
-
-/// `reply` with the number after each `reply larger than ` (the room an overflowing
-/// reply had, which depends on the buffer by design) replaced by `N`.
-pub fn without_room(reply: &[u8]) -> Vec<u8> {
-    const MARK: &[u8] = b"reply larger than ";
-    let mut out = Vec::with_capacity(reply.len());
-    let mut i = 0;
-    while i < reply.len() {
-        if reply[i..].starts_with(MARK) {
-            out.extend_from_slice(MARK);
-            out.push(b'N');
-            i += MARK.len();
-            while reply.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-        } else {
-            out.push(reply[i]);
-            i += 1;
-        }
-    }
-    out
 }
