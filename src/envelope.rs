@@ -1,8 +1,11 @@
 //! Envelope: the members of a Request (or Notification) object, and batches of them.
 //!
-//! The second room of the flow. [`parse`] walks the message once, validating all of it
-//! as JSON (through [`scan`](crate::scan)) while it picks out `jsonrpc`, `method`,
-//! `params` and `id`, in any order. What it hands out borrows from the input.
+//! The second room of the flow. [`parse`] validates all of the message as JSON (through
+//! [`scan`](crate::scan)) and picks out `jsonrpc`, `method`, `params` and `id`, in any
+//! order. On the fast path (64-bit targets) that is one walk. When the exact scanner
+//! decides (an error, deep nesting, and always in the compact build), it validates
+//! first and the members are then read as [`RawJson::members`] reads any object. What
+//! `parse` hands out borrows from the input.
 //!
 //! # Contract
 //!
