@@ -277,6 +277,13 @@ impl ResultWriter<'_> {
         value.serialize(ValueSerializer { w: self })
     }
 
+    /// An integer wider than 64 bits, in decimal.
+    fn wide_integer(&mut self, v: impl fmt::Display) -> Result<(), WriteError> {
+        let mut buf = NumberBuf::new();
+        write!(buf, "{v}").map_err(|_| WriteError::Misuse)?;
+        self.raw(RawJson::new(buf.as_bytes()).map_err(|_| WriteError::Misuse)?)
+    }
+
     fn f64_value(&mut self, v: f64) -> Result<(), WriteError> {
         if !v.is_finite() {
             return self.null();
@@ -382,10 +389,7 @@ impl<'a, 'o> ser::Serializer for ValueSerializer<'a, 'o> {
         self.w.i64(v)
     }
     fn serialize_i128(self, v: i128) -> Result<(), WriteError> {
-        let mut buf = NumberBuf::new();
-        write!(buf, "{v}").map_err(|_| WriteError::Misuse)?;
-        self.w
-            .raw(RawJson::new(buf.as_bytes()).map_err(|_| WriteError::Misuse)?)
+        self.w.wide_integer(v)
     }
     fn serialize_u8(self, v: u8) -> Result<(), WriteError> {
         self.w.u64(v.into())
@@ -400,10 +404,7 @@ impl<'a, 'o> ser::Serializer for ValueSerializer<'a, 'o> {
         self.w.u64(v)
     }
     fn serialize_u128(self, v: u128) -> Result<(), WriteError> {
-        let mut buf = NumberBuf::new();
-        write!(buf, "{v}").map_err(|_| WriteError::Misuse)?;
-        self.w
-            .raw(RawJson::new(buf.as_bytes()).map_err(|_| WriteError::Misuse)?)
+        self.w.wide_integer(v)
     }
     fn serialize_f32(self, v: f32) -> Result<(), WriteError> {
         self.w.f64_value(v.into())
@@ -797,6 +798,10 @@ mod tests {
         assert_eq!(
             written(&u128::MAX),
             "340282366920938463463374607431768211455"
+        );
+        assert_eq!(
+            written(&i128::MIN),
+            "-170141183460469231731687303715884105728"
         );
         for v in [
             1.0f64,
