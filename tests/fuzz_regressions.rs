@@ -10,8 +10,11 @@ use jsonrpc_slice::envelope::{parse_response, Outcome, ResponseMessage};
 use jsonrpc_slice::frame::newline::{FeedResult, LineAccumulator};
 use jsonrpc_slice::{demo, Limits, Server};
 
+#[path = "../fuzz/src/chunks.rs"]
+mod chunks;
 #[path = "../fuzz/src/room.rs"]
 mod room;
+use chunks::chunks;
 use room::without_room;
 
 /// The regression inputs of `target`, by file name.
@@ -37,23 +40,11 @@ fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
 }
 
 /// The frames (`Some`) and oversized markers (`None`) of a newline stream fed in
-/// chunks of `sizes` (cycled; empty: whole).
+/// chunks of `sizes` (cycled; empty or all zero: whole).
 fn line_events<const N: usize>(stream: &[u8], sizes: &[u8]) -> Vec<Option<Vec<u8>>> {
-    let sizes = if sizes.iter().all(|&s| s == 0) {
-        &[][..]
-    } else {
-        sizes
-    };
     let mut acc = LineAccumulator::<N>::new();
     let mut events = Vec::new();
-    let (mut pos, mut i) = (0, 0);
-    while pos < stream.len() {
-        let size = sizes
-            .get(i % sizes.len().max(1))
-            .map_or(stream.len(), |&s| s as usize);
-        i += 1;
-        let end = (pos + size).min(stream.len());
-        let mut input = &stream[pos..end];
+    for mut input in chunks(stream, sizes) {
         loop {
             match acc.feed(input) {
                 FeedResult::Consumed => break,
@@ -67,7 +58,6 @@ fn line_events<const N: usize>(stream: &[u8], sizes: &[u8]) -> Vec<Option<Vec<u8
                 }
             }
         }
-        pos = end;
     }
     events
 }

@@ -13,6 +13,7 @@
 #![no_main]
 
 use jsonrpc_slice::frame::newline::{FeedResult, LineAccumulator};
+use jsonrpc_slice_fuzz as oracle;
 use libfuzzer_sys::fuzz_target;
 
 #[derive(PartialEq, Eq)]
@@ -40,14 +41,10 @@ impl std::fmt::Debug for Event {
 fn run<const N: usize>(stream: &[u8], sizes: &[u8]) -> (Vec<(usize, Event)>, usize) {
     let mut acc = LineAccumulator::<N>::new();
     let mut events = Vec::new();
-    let (mut pos, mut i) = (0, 0);
-    while pos < stream.len() {
-        let size = sizes
-            .get(i % sizes.len().max(1))
-            .map_or(stream.len(), |&s| s as usize);
-        i += 1;
-        let end = (pos + size).min(stream.len());
-        let mut input = &stream[pos..end];
+    let mut end = 0;
+    for chunk in oracle::chunks(stream, sizes) {
+        end += chunk.len();
+        let mut input = chunk;
         loop {
             let (event, remaining) = match acc.feed(input) {
                 FeedResult::Consumed => break,
@@ -66,7 +63,6 @@ fn run<const N: usize>(stream: &[u8], sizes: &[u8]) -> (Vec<(usize, Event)>, usi
             events.push((newline, event));
             input = remaining;
         }
-        pos = end;
     }
     (events, acc.pending())
 }

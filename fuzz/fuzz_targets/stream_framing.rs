@@ -18,36 +18,16 @@ use libfuzzer_sys::fuzz_target;
 
 static SERVER: Server<()> = Server::new(demo::TABLE);
 
-/// The framed replies to `stream`, fed in chunks of `sizes` (empty: whole).
+/// The framed replies to `stream`, fed in chunks of `sizes` (empty or all zero: whole).
 fn run(framer: &mut dyn Framer, stream: &[u8], sizes: &[u8]) -> Vec<Vec<u8>> {
-    // Only empty feeds would never get anywhere: then feed it whole.
-    let sizes = if sizes.iter().all(|&s| s == 0) {
-        &[][..]
-    } else {
-        sizes
-    };
     let mut replies = Vec::new();
     let mut out = [0u8; 512];
-    let (mut pos, mut i) = (0, 0);
-    while pos < stream.len() {
-        let size = sizes
-            .get(i % sizes.len().max(1))
-            .map_or(stream.len(), |&s| s as usize);
-        i += 1;
-        let end = (pos + size).min(stream.len());
-        answer_chunk(
-            &SERVER,
-            &mut (),
-            framer,
-            &stream[pos..end],
-            &mut out,
-            |pieces| {
-                replies.push(pieces.concat());
-                Ok::<(), ()>(())
-            },
-        )
+    for chunk in oracle::chunks(stream, sizes) {
+        answer_chunk(&SERVER, &mut (), framer, chunk, &mut out, |pieces| {
+            replies.push(pieces.concat());
+            Ok::<(), ()>(())
+        })
         .unwrap();
-        pos = end;
     }
     replies
 }

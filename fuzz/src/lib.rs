@@ -12,8 +12,10 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
 
-// Shared with `tests/fuzz_regressions.rs`, which includes the file by path.
+// Shared with `tests/fuzz_regressions.rs`, which includes the files by path.
+mod chunks;
 mod room;
+pub use chunks::chunks;
 pub use room::without_room;
 
 /// The crate's default nesting limit (`scan::DEFAULT_MAX_DEPTH`).

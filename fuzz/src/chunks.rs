@@ -1,0 +1,27 @@
+//! Shared by the framing fuzz targets and `tests/fuzz_regressions.rs` (which includes
+//! this file by path: the fuzz crate is a workspace of its own).
+
+/// `stream` cut into consecutive chunks of `sizes[0]`, `sizes[1]`, ... bytes, the sizes
+/// used in a cycle (0: an empty chunk, that is an empty feed); the last chunk may be
+/// shorter. `sizes` empty or all zero: the whole stream as one chunk.
+pub fn chunks<'a>(stream: &'a [u8], sizes: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
+    let sizes: &[u8] = if sizes.iter().all(|&s| s == 0) {
+        &[]
+    } else {
+        sizes
+    };
+    let (mut pos, mut i) = (0, 0);
+    std::iter::from_fn(move || {
+        if pos >= stream.len() {
+            return None;
+        }
+        let size = sizes
+            .get(i % sizes.len().max(1))
+            .map_or(stream.len(), |&s| s as usize);
+        i += 1;
+        let end = (pos + size).min(stream.len());
+        let chunk = &stream[pos..end];
+        pos = end;
+        Some(chunk)
+    })
+}
