@@ -502,9 +502,13 @@ const fn string_stops(x: u64) -> u64 {
     (quote | backslash | control | x) & HIGH
 }
 
-/// The eight bytes at `i` as a little-endian word, if there are eight.
+/// The eight bytes at `i` as a little-endian word, if there are eight. Never in the
+/// compact build: every word-at-a-time loop then goes straight to its byte-loop tail.
 #[inline(always)]
 fn word(b: &[u8], i: usize) -> Option<u64> {
+    if !FAST_PATHS {
+        return None;
+    }
     b.get(i..)
         .and_then(|rest| rest.first_chunk::<8>())
         .map(|w| u64::from_le_bytes(*w))
@@ -902,9 +906,6 @@ const fn bytes_eq(x: u64, byte: u8) -> u64 {
 #[inline]
 pub(crate) fn skip_string_trusted(b: &[u8], i: usize) -> usize {
     let mut i = i + 1;
-    if !FAST_PATHS {
-        return skip_string_tail(b, i);
-    }
     loop {
         let Some(x) = word(b, i) else {
             return skip_string_tail(b, i);
@@ -968,9 +969,6 @@ pub(crate) fn skip_value_trusted(b: &[u8], mut i: usize) -> usize {
 #[inline(never)]
 fn skip_container_trusted(b: &[u8], mut i: usize) -> usize {
     let mut depth: usize = 0;
-    if !FAST_PATHS {
-        return skip_container_tail(b, i, depth);
-    }
     loop {
         let Some(x) = word(b, i) else {
             return skip_container_tail(b, i, depth);
