@@ -233,16 +233,10 @@ impl<'a> Scanner<'a> {
         ScanError { kind, offset: i }
     }
 
+    /// Skips whitespace from `i` (the one whitespace loop, [`skip_ws_fast`]).
     #[inline]
-    pub(crate) fn skip_ws(&self, mut i: usize) -> usize {
-        if !FAST_PATHS {
-            // One copy of the loop in the compact build.
-            return skip_ws_slow(self.b, i);
-        }
-        while matches!(self.at(i), b' ' | b'\n' | b'\r' | b'\t') {
-            i += 1;
-        }
-        i
+    pub(crate) fn skip_ws(&self, i: usize) -> usize {
+        skip_ws_fast(self.b, i)
     }
 
     /// Checks that only whitespace follows `i`.
