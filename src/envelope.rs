@@ -91,7 +91,7 @@ impl<'a> Iterator for Batch<'a> {
     fn next(&mut self) -> Option<Call<'a>> {
         let limits = self.elements.limits;
         Some(match self.elements.next()? {
-            Some(slots) => slots.request(&limits),
+            Some(slots) => slots.request(limits),
             None => Call::Invalid {
                 id: Id::NULL,
                 reason: InvalidRequest::NotAnObject,
@@ -108,7 +108,7 @@ struct BatchElements<'a> {
     /// Offset of the next element, or `input.len()` when done.
     pos: usize,
     len: usize,
-    limits: Limits,
+    limits: &'a Limits,
 }
 
 impl<'a> Iterator for BatchElements<'a> {
@@ -157,7 +157,7 @@ enum Top<'a> {
 /// Validates all of `input` and finds the envelope members of its object or of each
 /// element of its batch.
 #[inline]
-fn top<'a>(input: &'a [u8], limits: &Limits) -> Result<Top<'a>, ScanError> {
+fn top<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Top<'a>, ScanError> {
     match top_fast(input, limits) {
         Some(top) => Ok(top),
         None => top_exact(input, limits),
@@ -185,7 +185,7 @@ fn single_fast<'a>(slots: &mut Slots<'a>, input: &'a [u8], limits: &Limits) -> b
 /// valid JSON or nests deeper than the fast path goes; [`top_exact`] then decides, and
 /// names the error.
 #[inline(always)]
-fn top_fast<'a>(input: &'a [u8], limits: &Limits) -> Option<Top<'a>> {
+fn top_fast<'a>(input: &'a [u8], limits: &'a Limits) -> Option<Top<'a>> {
     if !FAST_PATHS {
         return None;
     }
@@ -214,7 +214,7 @@ fn top_fast<'a>(input: &'a [u8], limits: &Limits) -> Option<Top<'a>> {
 fn batch_fast<'a>(
     input: &'a [u8],
     start: usize,
-    limits: &Limits,
+    limits: &'a Limits,
     max_depth: usize,
 ) -> Option<Top<'a>> {
     if max_depth == 0 {
@@ -256,7 +256,7 @@ fn batch_fast<'a>(
             input,
             pos: first,
             len,
-            limits: *limits,
+            limits,
         })
     })
 }
@@ -265,7 +265,7 @@ fn batch_fast<'a>(
 /// whole first, then its members are read as [`RawJson::members`] reads any object.
 #[cold]
 #[inline(never)]
-fn top_exact<'a>(input: &'a [u8], limits: &Limits) -> Result<Top<'a>, ScanError> {
+fn top_exact<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Top<'a>, ScanError> {
     let s = Scanner::new(input, limits.max_depth);
     let start = s.skip_ws(0);
     let end = s.value(start, 0)?;
@@ -280,7 +280,7 @@ fn top_exact<'a>(input: &'a [u8], limits: &Limits) -> Result<Top<'a>, ScanError>
                 input,
                 pos: s.skip_ws(start + 1),
                 len,
-                limits: *limits,
+                limits,
             }),
         },
         _ => Top::Other(InvalidRequest::NotAnObject),
@@ -301,7 +301,7 @@ fn top_exact<'a>(input: &'a [u8], limits: &Limits) -> Result<Top<'a>, ScanError>
 /// assert_eq!(req.params.unwrap().as_bytes(), b"[42, 23]");
 /// assert_eq!(req.id.unwrap().as_bytes(), b"7");
 /// ```
-pub fn parse<'a>(input: &'a [u8], limits: &Limits) -> Result<Envelope<'a>, ScanError> {
+pub fn parse<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Envelope<'a>, ScanError> {
     // The common case first: one object, valid, on the fast path.
     let mut slots = Slots::default();
     if single_fast(&mut slots, input, limits) {
@@ -455,7 +455,7 @@ impl<'a> Iterator for ResponseBatch<'a> {
 /// ```
 pub fn parse_response<'a>(
     input: &'a [u8],
-    limits: &Limits,
+    limits: &'a Limits,
 ) -> Result<ResponseMessage<'a>, ScanError> {
     let mut slots = Slots::default();
     if single_fast(&mut slots, input, limits) {
@@ -968,9 +968,9 @@ mod tests {
 
     /// `parse` with the exact scanner only, for the differential test.
     fn parse_exact(input: &[u8]) -> Result<Vec<Call<'_>>, ScanError> {
-        let limits = Limits::DEFAULT;
-        Ok(match top_exact(input, &limits)? {
-            Top::Object(slots) => std::vec![slots.request(&limits)],
+        let limits = &Limits::DEFAULT;
+        Ok(match top_exact(input, limits)? {
+            Top::Object(slots) => std::vec![slots.request(limits)],
             Top::Other(reason) => std::vec![Call::Invalid {
                 id: Id::NULL,
                 reason

@@ -393,9 +393,19 @@ impl<'a> RawStr<'a> {
 
     /// `true` if the decoded string equals `s`.
     pub fn eq_str(&self, s: &str) -> bool {
+        if !FAST_PATHS {
+            return self.eq_decoded(s);
+        }
         if !self.has_escapes() {
             return self.raw == s.as_bytes();
         }
+        self.bytes().eq(s.bytes())
+    }
+
+    /// [`eq_str`](Self::eq_str) in the compact build: decoded always, in one
+    /// out-of-line loop, and no `memcmp` to link.
+    #[inline(never)]
+    fn eq_decoded(&self, s: &str) -> bool {
         self.bytes().eq(s.bytes())
     }
 

@@ -10,6 +10,17 @@
 //! so the codec's replies, which are compact, never hold one either.
 
 pub use super::FeedResult;
+use crate::scan::FAST_PATHS;
+
+/// How a line ended (see `LineAccumulator::end_line`).
+enum LineEnd {
+    /// Empty, or only blanks: skipped.
+    Blank,
+    /// Longer than the buffer: dropped.
+    Oversized,
+    /// A frame of this many bytes, at the start of the buffer.
+    Frame(usize),
+}
 
 /// Collects newline-delimited frames of at most `N` bytes out of a byte stream.
 ///
@@ -83,6 +94,9 @@ impl<const N: usize> LineAccumulator<N> {
     /// Feeds bytes in; stops at the first complete line (or oversized line) and
     /// returns it with the input not yet taken.
     pub fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {
+        if !FAST_PATHS {
+            return self.feed_bytewise(input);
+        }
         let mut input = input;
         loop {
             let (segment, rest, complete) = match input.iter().position(|&b| b == b'\n') {
@@ -99,28 +113,83 @@ impl<const N: usize> LineAccumulator<N> {
             if !complete {
                 return FeedResult::Consumed;
             }
-            let len = self.len;
-            self.len = 0;
-            self.held_cr = false;
-            if self.overflowed {
-                self.overflowed = false;
-                return FeedResult::Oversized { remaining: rest };
+            match self.end_line() {
+                LineEnd::Blank => input = rest,
+                LineEnd::Oversized => return FeedResult::Oversized { remaining: rest },
+                LineEnd::Frame(len) => {
+                    return FeedResult::Frame {
+                        frame: self.buf.get(..len).unwrap_or(&[]),
+                        remaining: rest,
+                    }
+                }
             }
-            let len = match self.buf.get(..len) {
-                Some([.., b'\r']) => len - 1,
-                _ => len,
-            };
-            let line = self.buf.get(..len).unwrap_or(&[]);
-            if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-                // Empty or blank: skipped, no answer.
-                input = rest;
+        }
+    }
+
+    /// [`feed`](Self::feed) in the compact build (see `scan::FAST_PATHS`): one loop
+    /// that looks for the newline and stores the bytes before it, one at a time, with
+    /// no `memchr` and no `memcpy` to link. Same frames, same rules as `append`.
+    fn feed_bytewise<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {
+        let mut input = input;
+        let mut k = 0;
+        while let Some(&b) = input.get(k) {
+            k += 1;
+            if b != b'\n' {
+                if self.overflowed {
+                    continue;
+                }
+                if self.held_cr {
+                    // The held `\r` was content, and the buffer is full.
+                    self.overflow();
+                } else if let Some(d) = self.buf.get_mut(self.len) {
+                    *d = b;
+                    self.len += 1;
+                } else if b == b'\r' {
+                    // The buffer is full: maybe the `\r` of a `\r\n`.
+                    self.held_cr = true;
+                } else {
+                    self.overflow();
+                }
                 continue;
             }
-            return FeedResult::Frame {
-                frame: self.buf.get(..len).unwrap_or(&[]),
-                remaining: rest,
-            };
+            let rest = input.get(k..).unwrap_or(&[]);
+            match self.end_line() {
+                LineEnd::Blank => {
+                    input = rest;
+                    k = 0;
+                }
+                LineEnd::Oversized => return FeedResult::Oversized { remaining: rest },
+                LineEnd::Frame(len) => {
+                    return FeedResult::Frame {
+                        frame: self.buf.get(..len).unwrap_or(&[]),
+                        remaining: rest,
+                    }
+                }
+            }
         }
+        FeedResult::Consumed
+    }
+
+    /// Ends the current line at its newline: what it was, and the buffer emptied for
+    /// the next one (the frame's bytes stay in it until then).
+    fn end_line(&mut self) -> LineEnd {
+        let len = self.len;
+        self.len = 0;
+        self.held_cr = false;
+        if self.overflowed {
+            self.overflowed = false;
+            return LineEnd::Oversized;
+        }
+        let len = match self.buf.get(..len) {
+            Some([.., b'\r']) => len - 1,
+            _ => len,
+        };
+        let line = self.buf.get(..len).unwrap_or(&[]);
+        if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+            // Empty or blank: skipped, no answer.
+            return LineEnd::Blank;
+        }
+        LineEnd::Frame(len)
     }
 
     /// Appends a piece of the current line (`complete`: its newline follows). A
