@@ -90,6 +90,9 @@ impl<'a> Iterator for Batch<'a> {
 
     fn next(&mut self) -> Option<Call<'a>> {
         let limits = self.elements.limits;
+        if !FAST_PATHS {
+            return Some(request_of(self.elements.next_value()?, limits));
+        }
         Some(match self.elements.next()? {
             Some(slots) => slots.request(limits),
             None => Call::Invalid {
@@ -111,6 +114,31 @@ struct BatchElements<'a> {
     limits: &'a Limits,
 }
 
+impl<'a> BatchElements<'a> {
+    /// The next element as a value: the compact build walks a batch as
+    /// `RawJson::elements` walks any array.
+    fn next_value(&mut self) -> Option<RawJson<'a>> {
+        let mut cursor = Cursor::at(self.input, self.pos);
+        let element = cursor.take_value()?;
+        self.pos = cursor.position();
+        Some(element)
+    }
+}
+
+/// The call that a batch element (or a whole message) is: its envelope members are
+/// read as [`RawJson::members`] reads any object. Out of line, so that its `Slots`
+/// are off the stack while the call is answered.
+#[inline(never)]
+fn request_of<'a>(element: RawJson<'a>, limits: &Limits) -> Call<'a> {
+    match element.kind() {
+        Kind::Object => Slots::of(element).request(limits),
+        _ => Call::Invalid {
+            id: Id::NULL,
+            reason: InvalidRequest::NotAnObject,
+        },
+    }
+}
+
 impl<'a> Iterator for BatchElements<'a> {
     type Item = Option<Slots<'a>>;
 
@@ -121,11 +149,7 @@ impl<'a> Iterator for BatchElements<'a> {
         let input = self.input;
         let start = self.pos;
         if !FAST_PATHS {
-            // The compact build walks a batch as `RawJson::elements` walks any array,
-            // and reads each object as `top_exact` does.
-            let mut cursor = Cursor::at(input, start);
-            let element = cursor.take_value()?;
-            self.pos = cursor.position();
+            let element = self.next_value()?;
             return Some((element.kind() == Kind::Object).then(|| Slots::of(element)));
         }
         // The batch is valid JSON (the first pass said so): find the members only.
@@ -513,6 +537,13 @@ const RESPONSE_MEMBERS: u8 = 1 << Member::Jsonrpc as u8
     | 1 << Member::Id as u8;
 
 fn member(key: RawStr<'_>) -> Member {
+    if !FAST_PATHS {
+        // The compact build: one comparison, escapes decoded when there are any.
+        return MEMBERS
+            .iter()
+            .find(|(name, _)| key.eq_str(name))
+            .map_or(Member::Other, |&(_, m)| m);
+    }
     match key.as_raw() {
         b"jsonrpc" => Member::Jsonrpc,
         b"method" => Member::Method,
@@ -827,7 +858,7 @@ impl<'a> Slots<'a> {
     /// `jsonrpc` is present and exactly the string `"2.0"` (escapes decoded).
     fn version_ok(&self) -> bool {
         match self.get(Member::Jsonrpc) {
-            Some(v) if v.as_bytes() == b"\"2.0\"" => true,
+            Some(v) if FAST_PATHS && v.as_bytes() == b"\"2.0\"" => true,
             Some(v) => v.as_str().is_some_and(|v| v.eq_str("2.0")),
             None => false,
         }
