@@ -47,13 +47,21 @@ pub fn subtract<'p, C>(
     params: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
-    // One pass over the params, either shape.
+    match operands(params).and_then(|(a, b)| a.checked_sub(b)) {
+        Some(difference) => Ok(out.i64(difference)?),
+        None => Err(RpcError::invalid_params()),
+    }
+}
+
+/// The two integers of `subtract`, read in one pass over the params, either shape.
+fn operands(params: Params<'_>) -> Option<(i64, i64)> {
     let (a, b) = if params.is_positional() {
         let mut values = params.positional();
-        match (values.next(), values.next(), values.next()) {
-            (Some(a), Some(b), None) => (Some(a), Some(b)),
-            _ => (None, None),
+        let (a, b) = (values.next()?, values.next()?);
+        if values.next().is_some() {
+            return None;
         }
+        (a, b)
     } else {
         let (mut a, mut b, mut count) = (None, None, 0);
         for (name, value) in params.named() {
@@ -64,18 +72,12 @@ pub fn subtract<'p, C>(
                 b = Some(value);
             }
         }
-        if count == 2 {
-            (a, b)
-        } else {
-            (None, None)
+        if count != 2 {
+            return None;
         }
+        (a?, b?)
     };
-    let int = |v: Option<RawJson<'_>>| v.and_then(|v| v.as_i64());
-    let (Some(a), Some(b)) = (int(a), int(b)) else {
-        return Err(RpcError::invalid_params());
-    };
-    let difference = a.checked_sub(b).ok_or(RpcError::invalid_params())?;
-    Ok(out.i64(difference)?)
+    Some((a.as_i64()?, b.as_i64()?))
 }
 
 /// `sum`: an array of integers → their sum.
@@ -84,15 +86,17 @@ pub fn sum<'p, C>(
     params: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
-    if !params.is_positional() {
-        return Err(RpcError::invalid_params());
+    let total = if params.is_positional() {
+        params
+            .positional()
+            .try_fold(0i64, |total, v| total.checked_add(v.as_i64()?))
+    } else {
+        None
+    };
+    match total {
+        Some(total) => Ok(out.i64(total)?),
+        None => Err(RpcError::invalid_params()),
     }
-    let mut total: i64 = 0;
-    for v in params.positional() {
-        let n = v.as_i64().ok_or(RpcError::invalid_params())?;
-        total = total.checked_add(n).ok_or(RpcError::invalid_params())?;
-    }
-    Ok(out.i64(total)?)
 }
 
 /// `get_data` → `["hello", 5]`.
@@ -101,10 +105,13 @@ pub fn get_data<'p, C>(
     _: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
-    out.begin_array()?;
-    out.str("hello")?;
-    out.i64(5)?;
-    Ok(out.end()?)
+    // Each write's error converted once, at the end.
+    let written = out
+        .begin_array()
+        .and_then(|()| out.str("hello"))
+        .and_then(|()| out.i64(5))
+        .and_then(|()| out.end());
+    Ok(written?)
 }
 
 /// `echo` → its params, byte for byte, or `null` without params.
@@ -137,21 +144,23 @@ pub fn big<'p, C>(
 ) -> Result<(), RpcError<'p>> {
     const XS: &str = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
     let mut values = params.positional();
-    let n = match (values.next(), values.next()) {
-        (Some(n), None) => n.as_u64().ok_or(RpcError::invalid_params())?,
-        _ => return Err(RpcError::invalid_params()),
+    let Some(n) = (match (values.next(), values.next()) {
+        (Some(n), None) => n.as_u64(),
+        _ => None,
+    }) else {
+        return Err(RpcError::invalid_params());
     };
     if !out.is_live() {
         return Ok(());
     }
-    out.string_start()?;
+    let mut written = out.string_start();
     let mut left = n;
-    while left > 0 {
+    while left > 0 && written.is_ok() {
         let take = left.min(XS.len() as u64) as usize;
-        out.string_push(XS.get(..take).unwrap_or(XS))?;
+        written = out.string_push(XS.get(..take).unwrap_or(XS));
         left -= take as u64;
     }
-    Ok(out.string_end()?)
+    Ok(written.and_then(|()| out.string_end())?)
 }
 
 /// `update`, `notify_hello`, `notify_sum` → `null`.

@@ -47,6 +47,10 @@ impl core::error::Error for WriteError {}
 /// Lets a handler use `?` on writes: the dispatcher sees the overflow or the misuse
 /// itself and answers `-32603` in place of the reply.
 impl From<WriteError> for crate::error::RpcError<'_> {
+    // Out of line: a failed write is rare, and each inlined copy wrote the whole error
+    // at every `?` of every handler.
+    #[cold]
+    #[inline(never)]
     fn from(_: WriteError) -> Self {
         crate::error::RpcError::internal()
     }
