@@ -17,7 +17,7 @@ use crate::error::{code, InvalidRequest, RpcError};
 use crate::id::Id;
 use crate::limits::Limits;
 use crate::params::Params;
-use crate::raw::RawStr;
+use crate::raw::{RawJson, RawStr};
 use crate::scan::{ScanError, ScanErrorKind, FAST_PATHS};
 use crate::write::{Message, ResultWriter, WriteError};
 
@@ -209,6 +209,18 @@ macro_rules! method_table {
     };
 }
 
+/// Why a call gets an error reply instead of its result.
+enum Failure<'p> {
+    /// Not a valid Request object.
+    Invalid(InvalidRequest),
+    /// No such method in the table.
+    NotFound,
+    /// The handler's own error.
+    Handler(RpcError<'p>),
+    /// The handler returned `Ok` with its result unfinished or misused.
+    Incomplete,
+}
+
 /// The output buffer cannot hold even the error reply that replaces a reply too large
 /// for it. Nothing was written.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -307,25 +319,38 @@ impl<C> Server<C> {
             .inspect_err(|_| w.rollback(mark))
     }
 
-    fn invalid_message(&self, reason: InvalidRequest) -> Message<'static> {
-        match reason {
-            InvalidRequest::BatchTooLarge => Message::with(
-                "Invalid Request: batch larger than ",
-                self.limits.max_batch,
-                " elements",
+    /// The error reply for a call that gets no result.
+    fn failure_reply<'p>(&self, failure: Failure<'p>) -> (i32, Message<'p>, Option<RawJson<'p>>) {
+        let (code, message) = match failure {
+            Failure::Handler(e) => return (e.code, Message::plain(e.message), e.data),
+            Failure::NotFound => (code::METHOD_NOT_FOUND, Message::plain("Method not found")),
+            Failure::Incomplete => (
+                code::INTERNAL_ERROR,
+                Message::plain("Internal error: the handler wrote an incomplete result"),
             ),
-            InvalidRequest::IdTooLong => Message::with(
-                "Invalid Request: id longer than ",
-                self.limits.max_id_len,
-                " bytes",
+            Failure::Invalid(reason) => (
+                code::INVALID_REQUEST,
+                match reason {
+                    InvalidRequest::BatchTooLarge => Message::with(
+                        "Invalid Request: batch larger than ",
+                        self.limits.max_batch,
+                        " elements",
+                    ),
+                    InvalidRequest::IdTooLong => Message::with(
+                        "Invalid Request: id longer than ",
+                        self.limits.max_id_len,
+                        " bytes",
+                    ),
+                    InvalidRequest::MethodTooLong => Message::with(
+                        "Invalid Request: method longer than ",
+                        self.limits.max_method_len,
+                        " bytes",
+                    ),
+                    _ => Message::plain("Invalid Request"),
+                },
             ),
-            InvalidRequest::MethodTooLong => Message::with(
-                "Invalid Request: method longer than ",
-                self.limits.max_method_len,
-                " bytes",
-            ),
-            _ => Message::plain("Invalid Request"),
-        }
+        };
+        (code, message, None)
     }
 
     /// Writes the reply to one call (nothing for a notification). On overflow the
@@ -338,11 +363,8 @@ impl<C> Server<C> {
         w: &mut ResultWriter<'_>,
     ) -> Result<(), WriteError> {
         let mark = w.mark();
-        let (id, written) = match call {
-            Call::Invalid { id, reason } => {
-                let message = self.invalid_message(reason);
-                (id, w.error_reply(id, code::INVALID_REQUEST, message, None))
-            }
+        let (id, outcome) = match call {
+            Call::Invalid { id, reason } => (id, Err(Failure::Invalid(reason))),
             Call::Request(req) => {
                 let handler = self.table.find(req.method);
                 let params = Params::new(req.params);
@@ -355,12 +377,19 @@ impl<C> Server<C> {
                         w.set_live(true);
                         return Ok(());
                     }
-                    (Some(id), None) => {
-                        let message = Message::plain("Method not found");
-                        (id, w.error_reply(id, code::METHOD_NOT_FOUND, message, None))
-                    }
-                    (Some(id), Some(handler)) => (id, self.call(ctx, handler, params, id, w, mark)),
+                    (Some(id), None) => (id, Err(Failure::NotFound)),
+                    (Some(id), Some(handler)) => (id, self.call(ctx, handler, params, id, w)),
                 }
+            }
+        };
+        // One error reply for every failure: fewer calls to set up (flash, on a
+        // Cortex-M).
+        let written = match outcome {
+            Ok(written) => written,
+            Err(failure) => {
+                w.rollback(mark);
+                let (code, message, data) = self.failure_reply(failure);
+                w.error_reply(id, code, message, data)
             }
         };
         if written.is_ok() && !w.overflowed() {
@@ -374,41 +403,30 @@ impl<C> Server<C> {
             .inspect_err(|_| w.rollback(mark))
     }
 
-    /// Runs a handler for a request and writes its reply.
-    fn call(
+    /// Runs a handler for a request and writes its result and the rest of the reply
+    /// (`Ok`, whether that fit or not), or says why the call gets an error reply.
+    fn call<'p>(
         &self,
         ctx: &mut C,
         handler: Handler<C>,
-        params: Params<'_>,
+        params: Params<'p>,
         id: Id<'_>,
         w: &mut ResultWriter<'_>,
-        mark: usize,
-    ) -> Result<(), WriteError> {
-        w.result_prefix()?;
+    ) -> Result<Result<(), WriteError>, Failure<'p>> {
+        if let Err(e) = w.result_prefix() {
+            return Ok(Err(e));
+        }
         w.begin_value();
         let outcome = handler(ctx, params, w);
         if w.overflowed() {
-            return Err(WriteError::BufferFull);
+            return Ok(Err(WriteError::BufferFull));
         }
-        match outcome {
-            Err(e) => {
-                w.rollback(mark);
-                w.error_reply(id, e.code, Message::plain(e.message), e.data)
-            }
-            Ok(()) => match w.finish_value() {
-                Ok(true) => w.result_suffix(id),
-                Ok(false) => {
-                    w.push(b"null")?;
-                    w.result_suffix(id)
-                }
-                Err(_) => {
-                    w.rollback(mark);
-                    let message =
-                        Message::plain("Internal error: the handler wrote an incomplete result");
-                    w.error_reply(id, code::INTERNAL_ERROR, message, None)
-                }
-            },
-        }
+        outcome.map_err(Failure::Handler)?;
+        Ok(match w.finish_value() {
+            Ok(true) => w.result_suffix(id),
+            Ok(false) => w.push(b"null").and_then(|()| w.result_suffix(id)),
+            Err(_) => return Err(Failure::Incomplete),
+        })
     }
 
     /// Streams the replies of a batch, in request order, into one array (or nothing).

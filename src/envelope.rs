@@ -290,24 +290,46 @@ fn batch_fast<'a>(
 #[cold]
 #[inline(never)]
 fn top_exact<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Top<'a>, ScanError> {
+    let message = validated(input, limits)?;
+    Ok(match batch_of(message, limits) {
+        Some(Ok(elements)) => Top::Batch(elements),
+        Some(Err(reason)) => Top::Other(reason),
+        None if message.kind() == Kind::Object => Top::Object(Slots::of(message)),
+        None => Top::Other(InvalidRequest::NotAnObject),
+    })
+}
+
+/// The message as one value, validated whole by the [`Scanner`] (exact errors, any
+/// depth).
+fn validated<'a>(input: &'a [u8], limits: &Limits) -> Result<RawJson<'a>, ScanError> {
     let s = Scanner::new(input, limits.max_depth);
     let start = s.skip_ws(0);
     let end = s.value(start, 0)?;
     s.end(end)?;
-    let message = RawJson::trusted(s.slice(start, end));
-    Ok(match message.kind() {
-        Kind::Object => Top::Object(Slots::of(message)),
-        Kind::Array => match message.elements().count() {
-            0 => Top::Other(InvalidRequest::EmptyBatch),
-            len if len > limits.max_batch => Top::Other(InvalidRequest::BatchTooLarge),
-            len => Top::Batch(BatchElements {
+    Ok(RawJson::trusted(s.slice(start, end)))
+}
+
+/// The elements of `message` if it is a batch (an array), or why that batch is
+/// answered as one invalid request; `None` if it is not an array.
+fn batch_of<'a>(
+    message: RawJson<'a>,
+    limits: &'a Limits,
+) -> Option<Result<BatchElements<'a>, InvalidRequest>> {
+    if message.kind() != Kind::Array {
+        return None;
+    }
+    Some(match message.elements().count() {
+        0 => Err(InvalidRequest::EmptyBatch),
+        len if len > limits.max_batch => Err(InvalidRequest::BatchTooLarge),
+        len => {
+            let input = message.as_bytes();
+            Ok(BatchElements {
                 input,
-                pos: s.skip_ws(start + 1),
+                pos: skip_ws_fast(input, 1),
                 len,
                 limits,
-            }),
-        },
-        _ => Top::Other(InvalidRequest::NotAnObject),
+            })
+        }
     })
 }
 
@@ -326,6 +348,18 @@ fn top_exact<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Top<'a>, ScanErr
 /// assert_eq!(req.id.unwrap().as_bytes(), b"7");
 /// ```
 pub fn parse<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Envelope<'a>, ScanError> {
+    if !FAST_PATHS {
+        // The compact build: validate, then read the one call or the batch.
+        let message = validated(input, limits)?;
+        return Ok(match batch_of(message, limits) {
+            Some(Ok(elements)) => Envelope::Batch(Batch { elements }),
+            Some(Err(reason)) => Envelope::Single(Call::Invalid {
+                id: Id::NULL,
+                reason,
+            }),
+            None => Envelope::Single(request_of(message, limits)),
+        });
+    }
     // The common case first: one object, valid, on the fast path.
     let mut slots = Slots::default();
     if single_fast(&mut slots, input, limits) {

@@ -14,8 +14,16 @@ pub const MAX_FRAME: usize = 1024;
 /// The reply buffer; a reply that would not fit becomes `-32603`.
 pub const MAX_REPLY: usize = 1024;
 
-static FRAMES: TakeOnce<LineAccumulator<MAX_FRAME>> = TakeOnce::new(LineAccumulator::new());
-static REPLY: TakeOnce<[u8; MAX_REPLY]> = TakeOnce::new([0; MAX_REPLY]);
+/// The receive and reply buffers, in one cell (one `take` to link).
+struct Buffers {
+    frames: LineAccumulator<MAX_FRAME>,
+    reply: [u8; MAX_REPLY],
+}
+
+static BUFFERS: TakeOnce<Buffers> = TakeOnce::new(Buffers {
+    frames: LineAccumulator::new(),
+    reply: [0; MAX_REPLY],
+});
 
 /// What the handlers see.
 pub struct Ctx {
@@ -77,7 +85,7 @@ fn shutdown<'p>(
 
 /// Serves JSON-RPC on `uart` until `shutdown`.
 pub fn run(mut uart: Uart, ticks: Ticks) -> ! {
-    let (Some(frames), Some(reply)) = (FRAMES.take(), REPLY.take()) else {
+    let Some(Buffers { frames, reply }) = BUFFERS.take() else {
         crate::exit(false)
     };
     let mut ctx = Ctx {
