@@ -597,21 +597,12 @@ fn member(key: RawStr<'_>) -> Member {
 /// little-endian word (they are all shorter than eight bytes).
 #[inline(always)]
 fn member_plain(input: &[u8], key_start: usize, key_len: usize) -> Member {
-    const fn name(s: &[u8]) -> u64 {
-        let mut w = 0u64;
-        let mut k = 0;
-        while k < s.len() {
-            w |= (s[k] as u64) << (8 * k);
-            k += 1;
-        }
-        w
-    }
-    const ID: u64 = name(b"id");
-    const ERROR: u64 = name(b"error");
-    const METHOD: u64 = name(b"method");
-    const PARAMS: u64 = name(b"params");
-    const RESULT: u64 = name(b"result");
-    const JSONRPC: u64 = name(b"jsonrpc");
+    const ID: u64 = le(b"id");
+    const ERROR: u64 = le(b"error");
+    const METHOD: u64 = le(b"method");
+    const PARAMS: u64 = le(b"params");
+    const RESULT: u64 = le(b"result");
+    const JSONRPC: u64 = le(b"jsonrpc");
     if !(2..=7).contains(&key_len) {
         return Member::Other;
     }

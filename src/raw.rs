@@ -270,8 +270,9 @@ impl<'a> Cursor<'a> {
 }
 
 /// The offset just past the value starting at `i` in already-scanned JSON. Iterative:
-/// containers are skipped by counting brackets outside strings, a word at a time. On
-/// bytes that are not valid JSON it still ends (at or before `b.len()`) without
+/// on the fast build, containers are skipped by counting brackets outside strings, a
+/// word at a time; the compact build runs the validator (see [`skip_by_validating`]).
+/// On bytes that are not valid JSON it still ends (at or before `b.len()`) without
 /// panicking.
 #[inline]
 pub(crate) fn skip_trusted(b: &[u8], i: usize) -> usize {
@@ -279,7 +280,7 @@ pub(crate) fn skip_trusted(b: &[u8], i: usize) -> usize {
         return b.len();
     }
     if !FAST_PATHS {
-        return skip_trusted_once(b, i);
+        return skip_by_validating(b, i);
     }
     scan::skip_value_trusted(b, i)
 }
@@ -288,7 +289,7 @@ pub(crate) fn skip_trusted(b: &[u8], i: usize) -> usize {
 /// depth but its own, so the trusted skips (about 0.4 KiB of flash on a Cortex-M)
 /// are not linked. On valid JSON it ends where they end; on anything else, at the
 /// end of `b`.
-fn skip_trusted_once(b: &[u8], i: usize) -> usize {
+fn skip_by_validating(b: &[u8], i: usize) -> usize {
     scan::Scanner::new(b, scan::MAX_DEPTH_LIMIT)
         .value(i, 0)
         .unwrap_or(b.len())
