@@ -11,7 +11,7 @@
 
 use core::fmt;
 
-use crate::scan::{self, hex_digit, ScanError, FAST_PATHS};
+use crate::scan::{self, ScanError, FAST_PATHS};
 
 /// The kind of a JSON value, read from its first byte.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -390,9 +390,9 @@ impl<'a> RawStr<'a> {
         Unescaped {
             raw: self.raw,
             i: 0,
-            pending: [0; 4],
-            pending_len: 0,
-            pending_at: 0,
+            code: 0,
+            len: 0,
+            at: 0,
         }
     }
 
@@ -439,91 +439,64 @@ impl fmt::Debug for RawStr<'_> {
     }
 }
 
+/// How many bytes UTF-8 takes for `code`.
+#[inline]
+fn utf8_len(code: u32) -> usize {
+    match code {
+        0..=0x7F => 1,
+        0x80..=0x7FF => 2,
+        0x800..=0xFFFF => 3,
+        _ => 4,
+    }
+}
+
+/// Byte `k` of the `len`-byte UTF-8 form of `code`. (By hand: `char::encode_utf8`
+/// brings a length check and its panic.)
+#[inline]
+fn utf8_byte(code: u32, len: usize, k: usize) -> u8 {
+    const LEAD: [u8; 5] = [0, 0, 0xC0, 0xE0, 0xF0];
+    let bits = (code >> (6 * (len - 1 - k))) as u8;
+    if k == 0 {
+        LEAD.get(len).copied().unwrap_or(0) | bits
+    } else {
+        0x80 | (bits & 0x3F)
+    }
+}
+
 /// The decoded bytes of a [`RawStr`]. See [`RawStr::bytes`].
 #[derive(Clone)]
 pub struct Unescaped<'a> {
     raw: &'a [u8],
     i: usize,
-    pending: [u8; 4],
-    pending_len: u8,
-    pending_at: u8,
-}
-
-impl Unescaped<'_> {
-    fn hex4(&self, at: usize) -> Option<u32> {
-        let mut v = 0u32;
-        for k in 0..4 {
-            v = (v << 4) | hex_digit(*self.raw.get(at + k)?)? as u32;
-        }
-        Some(v)
-    }
+    /// The code point of the last escape, and where its UTF-8 form is.
+    code: u32,
+    len: usize,
+    at: usize,
 }
 
 impl Iterator for Unescaped<'_> {
     type Item = u8;
 
     fn next(&mut self) -> Option<u8> {
-        if self.pending_at < self.pending_len {
-            let b = self.pending.get(self.pending_at as usize).copied();
-            self.pending_at += 1;
-            return b;
+        if self.at < self.len {
+            self.at += 1;
+            return Some(utf8_byte(self.code, self.len, self.at - 1));
         }
         let c = *self.raw.get(self.i)?;
         if c != b'\\' {
             self.i += 1;
             return Some(c);
         }
-        let simple = match self.raw.get(self.i + 1) {
-            Some(b'n') => b'\n',
-            Some(b't') => b'\t',
-            Some(b'r') => b'\r',
-            Some(b'b') => 0x08,
-            Some(b'f') => 0x0C,
-            Some(b'u') => 0,
-            Some(&other) => other,
-            None => {
-                self.i = self.raw.len();
-                return None;
-            }
-        };
-        if simple != 0 {
-            self.i += 2;
-            return Some(simple);
-        }
-        let Some(hi) = self.hex4(self.i + 2) else {
+        // A `RawStr` is valid JSON: a broken escape is not possible, and ends it.
+        let Ok((code, end)) = scan::escape_at(self.raw, self.i) else {
             self.i = self.raw.len();
             return None;
         };
-        let mut code = hi;
-        self.i += 6;
-        if (0xD800..0xDC00).contains(&hi) && self.raw.get(self.i) == Some(&b'\\') {
-            if let Some(lo) = self.hex4(self.i + 2) {
-                if (0xDC00..0xE000).contains(&lo) {
-                    code = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                    self.i += 6;
-                }
-            }
-        }
-        // A lone surrogate (only in unvalidated input) decodes to U+FFFD.
-        if (0xD800..0xE000).contains(&code) {
-            code = 0xFFFD;
-        }
-        // UTF-8 by hand: `char::encode_utf8` brings a length check and its panic.
-        let (len, lead) = match code {
-            0..=0x7F => (1, 0),
-            0x80..=0x7FF => (2, 0xC0),
-            0x800..=0xFFFF => (3, 0xE0),
-            _ => (4, 0xF0),
-        };
-        for k in (1..len).rev() {
-            if let Some(b) = self.pending.get_mut(k) {
-                *b = 0x80 | (code & 0x3F) as u8;
-            }
-            code >>= 6;
-        }
-        self.pending_len = len as u8;
-        self.pending_at = 1;
-        Some(lead | code as u8)
+        self.i = end;
+        self.code = code;
+        self.len = utf8_len(code);
+        self.at = 1;
+        Some(utf8_byte(code, self.len, 0))
     }
 }
 

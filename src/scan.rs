@@ -157,22 +157,18 @@ static STRING_STOP: [bool; 256] = {
     t
 };
 
-/// A one-bit-per-level stack: 1 for an object, 0 for an array.
-struct BitStack {
-    words: [u64; (MAX_DEPTH_LIMIT / 64) as usize],
+/// A one-bit-per-level stack: 1 for an object, 0 for an array. Words of 32 bits: one
+/// shift each on a 32-bit core too. A level is set before it is read, so the words may
+/// start as anything.
+struct BitStack<'w> {
+    words: &'w mut [u32; (MAX_DEPTH_LIMIT / 32) as usize],
 }
 
-impl BitStack {
-    const fn new() -> Self {
-        Self {
-            words: [0; (MAX_DEPTH_LIMIT / 64) as usize],
-        }
-    }
-
+impl BitStack<'_> {
     /// Records the kind of the container at `level` (`level < MAX_DEPTH_LIMIT`).
     #[inline]
     fn set(&mut self, level: usize, is_object: bool) {
-        let (w, bit) = (level / 64, level % 64);
+        let (w, bit) = (level / 32, level % 32);
         if let Some(word) = self.words.get_mut(w) {
             if is_object {
                 *word |= 1 << bit;
@@ -184,7 +180,7 @@ impl BitStack {
 
     #[inline]
     fn is_object(&self, level: usize) -> bool {
-        let (w, bit) = (level / 64, level % 64);
+        let (w, bit) = (level / 32, level % 32);
         self.words.get(w).is_some_and(|word| word & (1 << bit) != 0)
     }
 }
@@ -224,6 +220,7 @@ impl<'a> Scanner<'a> {
 
     /// An error of `kind` at `i`, turned into `UnexpectedEnd` when `i` is the end.
     #[cold]
+    #[inline(never)]
     pub(crate) fn err(&self, kind: ScanErrorKind, i: usize) -> ScanError {
         let kind = if i >= self.b.len() {
             ScanErrorKind::UnexpectedEnd
@@ -295,40 +292,10 @@ impl<'a> Scanner<'a> {
 
     /// Checks the escape whose backslash is at `i`; returns the offset after it.
     fn escape(&self, i: usize) -> Result<usize, ScanError> {
-        match self.at(i + 1) {
-            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Ok(i + 2),
-            b'u' => {
-                let unit = self.hex4(i + 2)?;
-                match unit {
-                    0xD800..=0xDBFF => {
-                        // A high surrogate must be followed by `\u` and a low one.
-                        if self.at(i + 6) != b'\\' || self.at(i + 7) != b'u' {
-                            return Err(self.err(ScanErrorKind::LoneSurrogate, i));
-                        }
-                        match self.hex4(i + 8)? {
-                            0xDC00..=0xDFFF => Ok(i + 12),
-                            _ => Err(self.err(ScanErrorKind::LoneSurrogate, i)),
-                        }
-                    }
-                    0xDC00..=0xDFFF => Err(self.err(ScanErrorKind::LoneSurrogate, i)),
-                    _ => Ok(i + 6),
-                }
-            }
-            _ => Err(self.err(ScanErrorKind::InvalidEscape, i + 1)),
+        match escape_at(self.b, i) {
+            Ok((_, end)) => Ok(end),
+            Err((kind, at)) => Err(self.err(kind, at)),
         }
-    }
-
-    /// Four hex digits at `i`, as a UTF-16 code unit.
-    fn hex4(&self, i: usize) -> Result<u16, ScanError> {
-        let mut v: u16 = 0;
-        for k in 0..4 {
-            let d = match hex_digit(self.at(i + k)) {
-                Some(d) => d,
-                None => return Err(self.err(ScanErrorKind::InvalidEscape, i + k)),
-            };
-            v = (v << 4) | d as u16;
-        }
-        Ok(v)
     }
 
     /// Checks the UTF-8 sequence whose lead byte is at `i` (strict: no overlong
@@ -402,7 +369,11 @@ impl<'a> Scanner<'a> {
     // goes on to read what it scanned.
     #[inline(never)]
     pub(crate) fn value(&self, mut i: usize, depth: usize) -> Result<usize, ScanError> {
-        let mut stack = BitStack::new();
+        // Any start value will do (see `BitStack`); a value only known at run time is
+        // a short store loop where zeros were a call to `memset` (174 bytes of flash on
+        // a Cortex-M, which the compact build then links no more).
+        let mut words = [self.max_depth as u32; (MAX_DEPTH_LIMIT / 32) as usize];
+        let mut stack = BitStack { words: &mut words };
         // Open containers of this value (relative to `depth`).
         let mut open: usize = 0;
         loop {
@@ -433,9 +404,14 @@ impl<'a> Scanner<'a> {
                 }
                 b'"' => i = self.string(i)?.0,
                 b'-' | b'0'..=b'9' => i = self.number(i)?,
-                b't' => i = self.literal(i, b"true")?,
-                b'f' => i = self.literal(i, b"false")?,
-                b'n' => i = self.literal(i, b"null")?,
+                c @ (b't' | b'f' | b'n') => {
+                    let lit: &[u8] = match c {
+                        b't' => b"true",
+                        b'f' => b"false",
+                        _ => b"null",
+                    };
+                    i = self.literal(i, lit)?;
+                }
                 _ => return Err(self.err(ScanErrorKind::UnexpectedByte, i)),
             }
             // Here a value just ended at `i`: close containers until one goes on.
@@ -1018,6 +994,55 @@ fn skip_container_tail(b: &[u8], mut i: usize, mut depth: usize) -> usize {
             Some(_) => i += 1,
         }
     }
+}
+
+/// The escape whose backslash is at `i`: the code point it stands for (a surrogate
+/// pair as one) and the offset after it; or why it is not a valid escape, and the
+/// offset of the byte that says so. The one escape decoder: the scanner checks with it,
+/// [`RawStr`](crate::RawStr) decodes with it.
+pub(crate) fn escape_at(b: &[u8], i: usize) -> Result<(u32, usize), (ScanErrorKind, usize)> {
+    let simple = match byte_at(b, i + 1) {
+        c @ (b'"' | b'\\' | b'/') => c,
+        b'b' => 0x08,
+        b'f' => 0x0C,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        b'u' => 0,
+        _ => return Err((ScanErrorKind::InvalidEscape, i + 1)),
+    };
+    if simple != 0 {
+        return Ok((u32::from(simple), i + 2));
+    }
+    let unit = hex4(b, i + 2)?;
+    match unit {
+        0xD800..=0xDBFF => {
+            // A high surrogate must be followed by `\u` and a low one.
+            if byte_at(b, i + 6) != b'\\' || byte_at(b, i + 7) != b'u' {
+                return Err((ScanErrorKind::LoneSurrogate, i));
+            }
+            match hex4(b, i + 8)? {
+                low @ 0xDC00..=0xDFFF => {
+                    Ok((0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), i + 12))
+                }
+                _ => Err((ScanErrorKind::LoneSurrogate, i)),
+            }
+        }
+        0xDC00..=0xDFFF => Err((ScanErrorKind::LoneSurrogate, i)),
+        _ => Ok((unit, i + 6)),
+    }
+}
+
+/// Four hex digits at `i`, as a UTF-16 code unit.
+fn hex4(b: &[u8], i: usize) -> Result<u32, (ScanErrorKind, usize)> {
+    let mut v = 0;
+    for k in 0..4 {
+        match hex_digit(byte_at(b, i + k)) {
+            Some(d) => v = (v << 4) | u32::from(d),
+            None => return Err((ScanErrorKind::InvalidEscape, i + k)),
+        }
+    }
+    Ok(v)
 }
 
 /// The value of one hex digit.

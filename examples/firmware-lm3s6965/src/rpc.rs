@@ -56,19 +56,20 @@ static SERVER: Server<Ctx> = Server::new(method_table! {
 /// "last_handle_instructions":I}`; the last is the previous frame's `Server::handle`,
 /// meaningful under QEMU's `-icount shift=0` only (see `cycles`).
 fn stats<'p>(ctx: &mut Ctx, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    // `i64`, the integer write the demo handlers link already.
     let members = [
-        ("stack_peak_bytes", stack::peak() as u64),
-        ("stack_size_bytes", stack::size() as u64),
-        ("frames", u64::from(ctx.frames)),
+        ("stack_peak_bytes", stack::peak() as i64),
+        ("stack_size_bytes", stack::size() as i64),
+        ("frames", i64::from(ctx.frames)),
         (
             "last_handle_instructions",
-            ctx.ticks.instructions(ctx.last_handle_ticks),
+            ctx.ticks.instructions(ctx.last_handle_ticks) as i64,
         ),
     ];
     out.begin_object()?;
     for (name, value) in members {
         out.key(name)?;
-        out.u64(value)?;
+        out.i64(value)?;
     }
     Ok(out.end()?)
 }
