@@ -153,12 +153,13 @@ pub fn big<'p, C>(
     if !out.is_live() {
         return Ok(());
     }
+    // More than a `usize` is more than any buffer: the writer refuses it all the same.
+    let mut left = usize::try_from(n).unwrap_or(usize::MAX);
     let mut written = out.string_start();
-    let mut left = n;
     while left > 0 && written.is_ok() {
-        let take = left.min(XS.len() as u64) as usize;
+        let take = left.min(XS.len());
         written = out.string_push(XS.get(..take).unwrap_or(XS));
-        left -= take as u64;
+        left -= take;
     }
     Ok(written.and_then(|()| out.string_end())?)
 }

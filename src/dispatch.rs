@@ -18,7 +18,7 @@ use crate::id::Id;
 use crate::limits::Limits;
 use crate::params::Params;
 use crate::raw::{RawJson, RawStr};
-use crate::scan::{ScanError, ScanErrorKind, FAST_PATHS};
+use crate::scan::{ScanErrorKind, FAST_PATHS};
 use crate::write::{Message, ResultWriter, WriteError};
 
 /// A method handler: gets the context, the params, and a writer for its result.
@@ -209,8 +209,13 @@ macro_rules! method_table {
     };
 }
 
-/// Why a call gets an error reply instead of its result.
+/// Why a message, or a call in it, gets an error reply instead of its result.
+#[derive(Copy, Clone)]
 enum Failure<'p> {
+    /// Not valid JSON (`-32700`).
+    Parse,
+    /// Valid JSON so far, nested deeper than the limit (`-32700`).
+    TooDeep,
     /// Not a valid Request object.
     Invalid(InvalidRequest),
     /// No such method in the table.
@@ -219,6 +224,10 @@ enum Failure<'p> {
     Handler(RpcError<'p>),
     /// The handler returned `Ok` with its result unfinished or misused.
     Incomplete,
+    /// The reply did not fit in the room it had.
+    TooLarge,
+    /// The replies of a batch did not fit in the buffer.
+    BatchTooLarge,
 }
 
 /// The output buffer cannot hold even the error reply that replaces a reply too large
@@ -295,7 +304,13 @@ impl<C> Server<C> {
     ) -> Result<&'o [u8], OutputTooSmall> {
         let mut w = ResultWriter::new(output);
         let done = match envelope::parse(input, &self.limits) {
-            Err(e) => self.parse_error(&mut w, e),
+            Err(e) => {
+                let failure = match e.kind {
+                    ScanErrorKind::TooDeep => Failure::TooDeep,
+                    _ => Failure::Parse,
+                };
+                self.fail(&mut w, 0, Id::NULL, failure)
+            }
             Ok(Envelope::Single(call)) => self.answer(ctx, call, &mut w),
             Ok(Envelope::Batch(batch)) => self.batch(ctx, batch, &mut w),
         };
@@ -305,28 +320,65 @@ impl<C> Server<C> {
         }
     }
 
-    fn parse_error(&self, w: &mut ResultWriter<'_>, e: ScanError) -> Result<(), WriteError> {
-        let message = match e.kind {
-            ScanErrorKind::TooDeep => Message::with(
-                "Parse error: nesting deeper than ",
-                self.limits.depth_in_force() as usize,
-                "",
-            ),
-            _ => Message::plain("Parse error"),
-        };
-        let mark = w.mark();
-        w.error_reply(Id::NULL, code::PARSE_ERROR, message, None)
-            .inspect_err(|_| w.rollback(mark))
+    /// Writes the error reply for `failure` at `mark`, in place of anything written
+    /// after it. A reply that does not fit in its room (the whole buffer, or what a
+    /// batch leaves it) becomes `-32603` with the same id; if that does not fit either,
+    /// nothing is left written and `Err` is returned. The one place that writes an
+    /// error reply: fewer calls to set up (flash, on a Cortex-M).
+    #[inline(never)]
+    fn fail(
+        &self,
+        w: &mut ResultWriter<'_>,
+        mark: usize,
+        id: Id<'_>,
+        mut failure: Failure<'_>,
+    ) -> Result<(), WriteError> {
+        let room = w.limit().saturating_sub(mark);
+        loop {
+            w.rollback(mark);
+            let (code, message, data) = self.failure_reply(failure, room);
+            let written = w.error_reply(id, code, message, data);
+            match failure {
+                _ if written.is_ok() => return Ok(()),
+                Failure::Parse | Failure::TooDeep | Failure::TooLarge | Failure::BatchTooLarge => {
+                    w.rollback(mark);
+                    return written;
+                }
+                _ => failure = Failure::TooLarge,
+            }
+        }
     }
 
-    /// The error reply for a call that gets no result.
-    fn failure_reply<'p>(&self, failure: Failure<'p>) -> (i32, Message<'p>, Option<RawJson<'p>>) {
+    /// The error reply for `failure`: code, message and data. `room` is what the
+    /// reply had (see `fail`).
+    fn failure_reply<'p>(
+        &self,
+        failure: Failure<'p>,
+        room: usize,
+    ) -> (i32, Message<'p>, Option<RawJson<'p>>) {
         let (code, message) = match failure {
             Failure::Handler(e) => return (e.code, Message::plain(e.message), e.data),
+            Failure::TooDeep => (
+                code::PARSE_ERROR,
+                Message::with(
+                    "Parse error: nesting deeper than ",
+                    self.limits.depth_in_force() as usize,
+                    "",
+                ),
+            ),
+            Failure::Parse => (code::PARSE_ERROR, Message::plain("Parse error")),
             Failure::NotFound => (code::METHOD_NOT_FOUND, Message::plain("Method not found")),
             Failure::Incomplete => (
                 code::INTERNAL_ERROR,
                 Message::plain("Internal error: the handler wrote an incomplete result"),
+            ),
+            Failure::TooLarge => (
+                code::INTERNAL_ERROR,
+                Message::with("Internal error: reply larger than ", room, " bytes"),
+            ),
+            Failure::BatchTooLarge => (
+                code::INTERNAL_ERROR,
+                Message::with("Internal error: batch reply larger than ", room, " bytes"),
             ),
             Failure::Invalid(reason) => (
                 code::INVALID_REQUEST,
@@ -353,9 +405,8 @@ impl<C> Server<C> {
         (code, message, None)
     }
 
-    /// Writes the reply to one call (nothing for a notification). On overflow the
-    /// reply is replaced by `-32603`; if that does not fit either, nothing is left
-    /// written and `Err` is returned.
+    /// Writes the reply to one call (nothing for a notification); see `fail` for
+    /// what happens when it does not fit.
     fn answer(
         &self,
         ctx: &mut C,
@@ -363,8 +414,8 @@ impl<C> Server<C> {
         w: &mut ResultWriter<'_>,
     ) -> Result<(), WriteError> {
         let mark = w.mark();
-        let (id, outcome) = match call {
-            Call::Invalid { id, reason } => (id, Err(Failure::Invalid(reason))),
+        let (id, failure) = match call {
+            Call::Invalid { id, reason } => (id, Failure::Invalid(reason)),
             Call::Request(req) => {
                 let handler = self.table.find(req.method);
                 let params = Params::new(req.params);
@@ -377,34 +428,19 @@ impl<C> Server<C> {
                         w.set_live(true);
                         return Ok(());
                     }
-                    (Some(id), None) => (id, Err(Failure::NotFound)),
-                    (Some(id), Some(handler)) => (id, self.call(ctx, handler, params, id, w)),
+                    (Some(id), None) => (id, Failure::NotFound),
+                    (Some(id), Some(handler)) => match self.call(ctx, handler, params, id, w) {
+                        Ok(()) => return Ok(()),
+                        Err(failure) => (id, failure),
+                    },
                 }
             }
         };
-        // One error reply for every failure: fewer calls to set up (flash, on a
-        // Cortex-M).
-        let written = match outcome {
-            Ok(written) => written,
-            Err(failure) => {
-                w.rollback(mark);
-                let (code, message, data) = self.failure_reply(failure);
-                w.error_reply(id, code, message, data)
-            }
-        };
-        if written.is_ok() && !w.overflowed() {
-            return Ok(());
-        }
-        w.rollback(mark);
-        // The room this reply had: the whole buffer, or what a batch left it.
-        let room = w.limit().saturating_sub(mark);
-        let message = Message::with("Internal error: reply larger than ", room, " bytes");
-        w.error_reply(id, code::INTERNAL_ERROR, message, None)
-            .inspect_err(|_| w.rollback(mark))
+        self.fail(w, mark, id, failure)
     }
 
-    /// Runs a handler for a request and writes its result and the rest of the reply
-    /// (`Ok`, whether that fit or not), or says why the call gets an error reply.
+    /// Runs a handler for a request and writes its result and the rest of the reply,
+    /// or says why the call gets an error reply instead.
     fn call<'p>(
         &self,
         ctx: &mut C,
@@ -412,21 +448,22 @@ impl<C> Server<C> {
         params: Params<'p>,
         id: Id<'_>,
         w: &mut ResultWriter<'_>,
-    ) -> Result<Result<(), WriteError>, Failure<'p>> {
-        if let Err(e) = w.result_prefix() {
-            return Ok(Err(e));
+    ) -> Result<(), Failure<'p>> {
+        if w.result_prefix().is_err() {
+            return Err(Failure::TooLarge);
         }
         w.begin_value();
         let outcome = handler(ctx, params, w);
         if w.overflowed() {
-            return Ok(Err(WriteError::BufferFull));
+            return Err(Failure::TooLarge);
         }
         outcome.map_err(Failure::Handler)?;
-        Ok(match w.finish_value() {
+        let written = match w.finish_value() {
             Ok(true) => w.result_suffix(id),
             Ok(false) => w.push(b"null").and_then(|()| w.result_suffix(id)),
             Err(_) => return Err(Failure::Incomplete),
-        })
+        };
+        written.map_err(|_| Failure::TooLarge)
     }
 
     /// Streams the replies of a batch, in request order, into one array (or nothing).
@@ -460,15 +497,7 @@ impl<C> Server<C> {
         }
         w.set_end(old_end);
         if !fits {
-            w.rollback(start);
-            let message = Message::with(
-                "Internal error: batch reply larger than ",
-                w.capacity(),
-                " bytes",
-            );
-            return w
-                .error_reply(Id::NULL, code::INTERNAL_ERROR, message, None)
-                .inspect_err(|_| w.rollback(start));
+            return self.fail(w, start, Id::NULL, Failure::BatchTooLarge);
         }
         if !any {
             return Ok(());

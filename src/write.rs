@@ -26,11 +26,15 @@ use crate::scan::FAST_PATHS;
 
 /// Why a write was refused.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+// A word, and no variant 0: `Ok(())` of a write is then 0 in a register, and each of
+// the many checks of a write's outcome is one compare with zero (flash, on a
+// Cortex-M).
+#[repr(u32)]
 pub enum WriteError {
     /// The reply does not fit in the output buffer.
-    BufferFull,
+    BufferFull = 1,
     /// A call out of order for the JSON being written (a handler bug).
-    Misuse,
+    Misuse = 2,
 }
 
 impl fmt::Display for WriteError {
