@@ -261,10 +261,9 @@ impl<'a> Scanner<'a> {
     }
 
     /// Scans the string whose opening quote is at `i`. Returns the offset after the
-    /// closing quote and whether the string holds any escape.
-    pub(crate) fn string(&self, i: usize) -> Result<(usize, bool), ScanError> {
+    /// closing quote.
+    pub(crate) fn string(&self, i: usize) -> Result<usize, ScanError> {
         let mut i = i + 1;
-        let mut escaped = false;
         loop {
             let c = self.at(i);
             // A table read on the fast build; four compares (and no 256-byte table in
@@ -279,11 +278,8 @@ impl<'a> Scanner<'a> {
                 continue;
             }
             match c {
-                b'"' => return Ok((i + 1, escaped)),
-                b'\\' => {
-                    escaped = true;
-                    i = self.escape(i)?;
-                }
+                b'"' => return Ok(i + 1),
+                b'\\' => i = self.escape(i)?,
                 0x80..=0xFF => i = self.utf8(i)?,
                 _ => return Err(self.err(ScanErrorKind::ControlCharacter, i)),
             }
@@ -359,7 +355,7 @@ impl<'a> Scanner<'a> {
         if self.at(i) != b'"' {
             return Err(self.err(ScanErrorKind::UnexpectedByte, i));
         }
-        let (end, _) = self.string(i)?;
+        let end = self.string(i)?;
         self.expect(end, b':')
     }
 
@@ -402,7 +398,7 @@ impl<'a> Scanner<'a> {
                         continue;
                     }
                 }
-                b'"' => i = self.string(i)?.0,
+                b'"' => i = self.string(i)?,
                 b'-' | b'0'..=b'9' => i = self.number(i)?,
                 c @ (b't' | b'f' | b'n') => {
                     let lit: &[u8] = match c {
@@ -1238,7 +1234,11 @@ mod tests {
                 }
                 let s = Scanner::new(&input, DEFAULT_MAX_DEPTH);
                 let word = string_fast(&input, i);
-                let byte = s.string(i).ok();
+                // The flag: any backslash inside the string.
+                let byte = s
+                    .string(i)
+                    .ok()
+                    .map(|end| (end, input[i + 1..end - 1].contains(&b'\\')));
                 assert_eq!(word, byte, "{input:?} at {i}");
                 assert_eq!(string_tail(&input, i + 1, false), byte, "{input:?} at {i}");
             }
