@@ -74,6 +74,9 @@ impl<'a> RpcError<'a> {
     }
 
     /// `-32602 Invalid params`.
+    // Out of line: one copy for every handler's refusal (flash, on a Cortex-M).
+    #[cold]
+    #[inline(never)]
     pub const fn invalid_params() -> Self {
         Self::new(code::INVALID_PARAMS, "Invalid params")
     }

@@ -414,7 +414,7 @@ impl<'o> ResultWriter<'o> {
 
     pub(crate) fn u64_digits(&mut self, mut v: u64) -> Result<(), WriteError> {
         if !FAST_PATHS {
-            return self.u64_digits_in_place(v);
+            return self.digits_in_place(false, v);
         }
         // The common small results, without the loop.
         if v < 10 {
@@ -439,11 +439,12 @@ impl<'o> ResultWriter<'o> {
         self.push(digits.get(i..).unwrap_or(&[]))
     }
 
-    /// [`u64_digits`](Self::u64_digits) in the compact build: counts the digits, then
-    /// writes them straight into the buffer, last first (no scratch array to clear).
+    /// The digits of `v`, after a `-` if `minus`, in the compact build: counts them,
+    /// then writes them straight into the buffer, last first (no scratch array to
+    /// clear, one copy of the code for both signs).
     #[inline(never)]
-    fn u64_digits_in_place(&mut self, v: u64) -> Result<(), WriteError> {
-        let mut n = 1;
+    fn digits_in_place(&mut self, minus: bool, v: u64) -> Result<(), WriteError> {
+        let mut n = 1 + usize::from(minus);
         let mut rest = v;
         while rest >= 10 {
             rest = div10(rest).0;
@@ -453,15 +454,24 @@ impl<'o> ResultWriter<'o> {
             return Ok(());
         }
         let mut rest = v;
-        for d in self.claim(n)?.iter_mut().rev() {
+        let out = self.claim(n)?;
+        for d in out.iter_mut().rev() {
             let (q, r) = div10(rest);
             *d = b'0' + r;
             rest = q;
+        }
+        if minus {
+            if let Some(sign) = out.first_mut() {
+                *sign = b'-';
+            }
         }
         Ok(())
     }
 
     pub(crate) fn i64_digits(&mut self, v: i64) -> Result<(), WriteError> {
+        if !FAST_PATHS {
+            return self.digits_in_place(v < 0, v.unsigned_abs());
+        }
         if v < 0 {
             self.push_byte(b'-')?;
         }
@@ -470,31 +480,49 @@ impl<'o> ResultWriter<'o> {
 
     /// Writes the inside of a JSON string (no quotes), escaping as needed.
     pub(crate) fn escaped(&mut self, s: &str) -> Result<(), WriteError> {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
         let bytes = s.as_bytes();
+        if !FAST_PATHS {
+            for &b in bytes {
+                if b >= 0x20 && b != b'"' && b != b'\\' {
+                    self.push(&[b])?;
+                } else {
+                    self.escape(b)?;
+                }
+            }
+            return Ok(());
+        }
         let mut run = 0;
         for (i, &b) in bytes.iter().enumerate() {
             if b >= 0x20 && b != b'"' && b != b'\\' {
                 continue;
             }
             self.push(bytes.get(run..i).unwrap_or(&[]))?;
-            let short = match b {
-                b'"' | b'\\' => b,
-                b'\n' => b'n',
-                b'\r' => b'r',
-                b'\t' => b't',
-                _ => 0,
-            };
-            if short != 0 {
-                self.push(&[b'\\', short])?;
-            } else {
-                // The other control characters (below 0x20): `\u00XY`.
-                let hex = [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]];
-                self.push(&[b'\\', b'u', b'0', b'0', hex[0], hex[1]])?;
-            }
+            self.escape(b)?;
             run = i + 1;
         }
         self.push(bytes.get(run..).unwrap_or(&[]))
+    }
+
+    /// The escape of `b`, a `"`, a `\\` or a control character.
+    fn escape(&mut self, b: u8) -> Result<(), WriteError> {
+        let short = match b {
+            b'"' | b'\\' => b,
+            b'\n' => b'n',
+            b'\r' => b'r',
+            b'\t' => b't',
+            _ => 0,
+        };
+        if short != 0 {
+            return self.push(&[b'\\', short]);
+        }
+        // The other control characters (below 0x20): `\u00XY`.
+        let low = b & 0xF;
+        let low = if low < 10 {
+            b'0' + low
+        } else {
+            b'a' + low - 10
+        };
+        self.push(&[b'\\', b'u', b'0', b'0', b'0' + (b >> 4), low])
     }
 
     /// Writes an id as received.
