@@ -142,7 +142,7 @@ pub fn big<'p, C>(
     params: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
-    const XS: &str = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+    const XS: &str = "xxxxxxxxxxxxxxxx";
     let mut values = params.positional();
     let Some(n) = (match (values.next(), values.next()) {
         (Some(n), None) => n.as_u64(),

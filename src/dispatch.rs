@@ -459,11 +459,13 @@ impl<C> Server<C> {
         }
         outcome.map_err(Failure::Handler)?;
         let written = match w.finish_value() {
-            Ok(true) => w.result_suffix(id),
-            Ok(false) => w.push(b"null").and_then(|()| w.result_suffix(id)),
+            Ok(true) => Ok(()),
+            Ok(false) => w.push(b"null"),
             Err(_) => return Err(Failure::Incomplete),
         };
-        written.map_err(|_| Failure::TooLarge)
+        written
+            .and_then(|()| w.result_suffix(id))
+            .map_err(|_| Failure::TooLarge)
     }
 
     /// Streams the replies of a batch, in request order, into one array (or nothing).

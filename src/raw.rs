@@ -113,12 +113,15 @@ impl<'a> RawJson<'a> {
             [b'-', rest @ ..] => (true, rest),
             rest => (false, rest),
         };
-        if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        if digits.is_empty() {
             return None;
         }
         // Accumulate negatively so that i64::MIN fits.
         let mut v: i64 = 0;
         for &d in digits {
+            if !d.is_ascii_digit() {
+                return None;
+            }
             v = v.checked_mul(10)?.checked_sub((d - b'0') as i64)?;
         }
         if neg {
@@ -130,11 +133,14 @@ impl<'a> RawJson<'a> {
 
     /// The number as a `u64`, if it is a non-negative integer lexeme that fits.
     pub fn as_u64(&self) -> Option<u64> {
-        if self.bytes.is_empty() || !self.bytes.iter().all(u8::is_ascii_digit) {
+        if self.bytes.is_empty() {
             return None;
         }
         let mut v: u64 = 0;
         for &d in self.bytes {
+            if !d.is_ascii_digit() {
+                return None;
+            }
             v = v.checked_mul(10)?.checked_add((d - b'0') as u64)?;
         }
         Some(v)
@@ -229,43 +235,35 @@ impl<'a> Cursor<'a> {
 
     /// Takes the value at the cursor, then steps past the separator after it.
     pub(crate) fn take_value(&mut self) -> Option<RawJson<'a>> {
+        self.take(b',')
+    }
+
+    /// Takes a `"key":` at the cursor.
+    fn take_key(&mut self) -> Option<RawStr<'a>> {
+        let key = self.take(b':')?.as_str();
+        if key.is_none() {
+            self.i = self.b.len();
+        }
+        key
+    }
+
+    /// Takes the value at the cursor, then steps past `sep` after it (`,` after a
+    /// value, `:` after a key); anything else there ends the walk.
+    fn take(&mut self, sep: u8) -> Option<RawJson<'a>> {
         let start = self.i;
         let end = skip_trusted(self.b, start);
         let value = self.b.get(start..end)?;
         let next = self.ws(end);
-        self.i = match self.b.get(next) {
-            Some(b',') => self.ws(next + 1),
-            _ => self.b.len(),
+        self.i = if self.b.get(next) == Some(&sep) {
+            self.ws(next + 1)
+        } else {
+            self.b.len()
         };
         if value.is_empty() {
             self.i = self.b.len();
             return None;
         }
         Some(RawJson::trusted(value))
-    }
-
-    /// Takes a `"key":` at the cursor.
-    fn take_key(&mut self) -> Option<RawStr<'a>> {
-        let start = self.i;
-        let end = skip_trusted(self.b, start);
-        let key = match self.b.get(start..end)? {
-            [b'"', inner @ .., b'"'] => inner,
-            _ => {
-                self.i = self.b.len();
-                return None;
-            }
-        };
-        let colon = self.ws(end);
-        if self.b.get(colon) != Some(&b':') {
-            self.i = self.b.len();
-            return None;
-        }
-        self.i = self.ws(colon + 1);
-        Some(RawStr::trusted(key))
-    }
-
-    fn done(&self) -> bool {
-        self.i >= self.b.len()
     }
 }
 
@@ -305,9 +303,7 @@ impl<'a> Iterator for Elements<'a> {
     type Item = RawJson<'a>;
 
     fn next(&mut self) -> Option<RawJson<'a>> {
-        if self.cursor.done() {
-            return None;
-        }
+        // At the end, `take_value` finds nothing and says so.
         self.cursor.take_value()
     }
 }
@@ -322,9 +318,7 @@ impl<'a> Iterator for Members<'a> {
     type Item = (RawStr<'a>, RawJson<'a>);
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.cursor.done() {
-            return None;
-        }
+        // At the end, `take_key` finds nothing and says so.
         let key = self.cursor.take_key()?;
         let value = self.cursor.take_value()?;
         Some((key, value))
