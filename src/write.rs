@@ -166,6 +166,12 @@ struct ValueState {
 
 impl<'o> ResultWriter<'o> {
     /// A writer over all of `buf`.
+    // Out of line in the compact build (the condition of `scan::FAST_PATHS`): one
+    // copy for the server and the framers' error replies.
+    #[cfg_attr(
+        not(all(target_pointer_width = "64", not(jsonrpc_slice_compact))),
+        inline(never)
+    )]
     pub fn new(buf: &'o mut [u8]) -> Self {
         let end = buf.len();
         Self {
@@ -331,7 +337,18 @@ impl<'o> ResultWriter<'o> {
 
     #[inline]
     pub(crate) fn push_byte(&mut self, b: u8) -> Result<(), WriteError> {
+        if !FAST_PATHS {
+            return self.push_one(b);
+        }
         self.push(&[b])
+    }
+
+    /// [`push_byte`](Self::push_byte) in the compact build: the byte goes in a
+    /// register, and the one copy of this function makes it the slice `push_any`
+    /// takes.
+    #[inline(never)]
+    fn push_one(&mut self, b: u8) -> Result<(), WriteError> {
+        self.push_any(&[b])
     }
 
     /// A checkpoint: the current length.
