@@ -593,20 +593,28 @@ impl<'o> ResultWriter<'o> {
 
     /// Checks that a value may start here, writing the comma before it if needed.
     fn before_value(&mut self) -> Result<(), WriteError> {
+        self.before(false)
+    }
+
+    /// Checks that a value (or, with `key`, an object's key) may come here, and
+    /// writes the comma before it if one is needed. One check for both: a key goes
+    /// where an open object wants one, a value wherever else a value may go.
+    fn before(&mut self, key: bool) -> Result<(), WriteError> {
         let v = &mut self.value;
-        if v.misuse || v.in_string || (v.depth == 0 && v.done) {
+        let object = v.depth > 0 && v.objects & 1 != 0;
+        // In an object, keys and values take turns.
+        let fits = if object {
+            key != v.after_key
+        } else {
+            !key && (v.depth > 0 || !v.done)
+        };
+        if v.misuse || v.in_string || !fits {
             v.misuse = true;
             return Err(WriteError::Misuse);
         }
-        if v.depth == 0 {
-            return Ok(());
-        }
-        if v.objects & 1 != 0 {
-            if !v.after_key {
-                v.misuse = true;
-                return Err(WriteError::Misuse);
-            }
-            v.after_key = false;
+        // A member's value follows its key: no comma.
+        v.after_key = key;
+        if v.depth == 0 || (object && !key) {
             return Ok(());
         }
         let comma = v.items & 1 != 0;
@@ -724,17 +732,7 @@ impl<'o> ResultWriter<'o> {
 
     /// Writes the key of the next member of the open object.
     pub fn key(&mut self, key: &str) -> Result<(), WriteError> {
-        let v = &mut self.value;
-        if v.misuse || v.in_string || v.after_key || v.depth == 0 || v.objects & 1 == 0 {
-            v.misuse = true;
-            return Err(WriteError::Misuse);
-        }
-        let comma = v.items & 1 != 0;
-        v.items |= 1;
-        v.after_key = true;
-        if comma {
-            self.push_byte(b',')?;
-        }
+        self.before(true)?;
         self.push_byte(b'"')?;
         self.escaped(key)?;
         self.push(b"\":")
@@ -923,5 +921,249 @@ mod tests {
         assert_eq!(w.str("abc"), Err(WriteError::BufferFull));
         assert!(w.overflowed());
         assert_eq!(w.written(), b"\"abc");
+    }
+
+    // ---- the writer against a naive model of its rules -----------------------------
+
+    use proptest::prelude::*;
+    use std::string::String;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// One call on the handler's API (`Str` is `str`: start, push, end at once).
+    #[derive(Clone, Debug)]
+    enum Op {
+        Array,
+        Object,
+        End,
+        Key(String),
+        Int(i64),
+        Uint(u64),
+        Bool(bool),
+        Null,
+        Str(String),
+        Raw(&'static str),
+        Start,
+        Push(String),
+        Stop,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        // Short strings with the characters that need escaping.
+        let text = "[a\"\\\n\u{1}\u{1f}é]{0,4}";
+        prop_oneof![
+            3 => Just(Op::Array),
+            3 => Just(Op::Object),
+            4 => Just(Op::End),
+            4 => text.prop_map(Op::Key),
+            2 => any::<i64>().prop_map(Op::Int),
+            1 => any::<u64>().prop_map(Op::Uint),
+            1 => any::<bool>().prop_map(Op::Bool),
+            1 => Just(Op::Null),
+            2 => text.prop_map(Op::Str),
+            1 => prop::sample::select(&["1", "[1,2]", "{\"a\":null}", "\"x\""][..]).prop_map(Op::Raw),
+            1 => Just(Op::Start),
+            1 => text.prop_map(Op::Push),
+            1 => Just(Op::Stop),
+        ]
+    }
+
+    /// The rules, kept the plain way: a stack of open levels.
+    #[derive(Default)]
+    struct Model {
+        /// Per open level: an object?, holds an item already?
+        levels: Vec<(bool, bool)>,
+        after_key: bool,
+        in_string: bool,
+        done: bool,
+        out: String,
+    }
+
+    impl Model {
+        fn value_may_start(&self) -> bool {
+            !self.in_string
+                && match self.levels.last() {
+                    None => !self.done,
+                    Some(&(object, _)) => !object || self.after_key,
+                }
+        }
+
+        /// Before a value: its comma, or the end of the key it follows.
+        fn start_value(&mut self) {
+            if let Some((object, items)) = self.levels.last_mut() {
+                if *object {
+                    self.after_key = false;
+                } else {
+                    if *items {
+                        self.out.push(',');
+                    }
+                    *items = true;
+                }
+            }
+        }
+
+        fn end_value(&mut self) {
+            if self.levels.is_empty() {
+                self.done = true;
+            }
+        }
+
+        fn escape(&mut self, s: &str) {
+            for c in s.chars() {
+                match c {
+                    '"' => self.out.push_str("\\\""),
+                    '\\' => self.out.push_str("\\\\"),
+                    '\n' => self.out.push_str("\\n"),
+                    '\r' => self.out.push_str("\\r"),
+                    '\t' => self.out.push_str("\\t"),
+                    c if (c as u32) < 0x20 => {
+                        self.out.push_str(&std::format!("\\u{:04x}", c as u32))
+                    }
+                    c => self.out.push(c),
+                }
+            }
+        }
+
+        /// Applies `op` if the rules allow it; `false` if they do not.
+        fn apply(&mut self, op: &Op) -> bool {
+            match op {
+                Op::Array | Op::Object => {
+                    if !self.value_may_start() || self.levels.len() >= MAX_RESULT_DEPTH as usize {
+                        return false;
+                    }
+                    self.start_value();
+                    let object = matches!(op, Op::Object);
+                    self.out.push(if object { '{' } else { '[' });
+                    self.levels.push((object, false));
+                }
+                Op::End => {
+                    if self.in_string || self.after_key {
+                        return false;
+                    }
+                    let Some((object, _)) = self.levels.pop() else {
+                        return false;
+                    };
+                    self.out.push(if object { '}' } else { ']' });
+                    self.end_value();
+                }
+                Op::Key(k) => {
+                    let Some((true, items)) = self.levels.last_mut() else {
+                        return false;
+                    };
+                    if self.in_string || self.after_key {
+                        return false;
+                    }
+                    if *items {
+                        self.out.push(',');
+                    }
+                    *items = true;
+                    self.out.push('"');
+                    self.escape(k);
+                    self.out.push_str("\":");
+                    self.after_key = true;
+                }
+                Op::Int(_) | Op::Uint(_) | Op::Bool(_) | Op::Null | Op::Raw(_) | Op::Str(_) => {
+                    if !self.value_may_start() {
+                        return false;
+                    }
+                    self.start_value();
+                    match op {
+                        Op::Int(n) => self.out.push_str(&std::format!("{n}")),
+                        Op::Uint(n) => self.out.push_str(&std::format!("{n}")),
+                        Op::Bool(b) => self.out.push_str(&std::format!("{b}")),
+                        Op::Null => self.out.push_str("null"),
+                        Op::Raw(r) => self.out.push_str(r),
+                        Op::Str(s) => {
+                            self.out.push('"');
+                            self.escape(s);
+                            self.out.push('"');
+                        }
+                        _ => unreachable!(),
+                    }
+                    self.end_value();
+                }
+                Op::Start => {
+                    if !self.value_may_start() {
+                        return false;
+                    }
+                    self.start_value();
+                    self.out.push('"');
+                    self.in_string = true;
+                }
+                Op::Push(s) => {
+                    if !self.in_string {
+                        return false;
+                    }
+                    self.escape(s);
+                }
+                Op::Stop => {
+                    if !self.in_string {
+                        return false;
+                    }
+                    self.out.push('"');
+                    self.in_string = false;
+                    self.end_value();
+                }
+            }
+            true
+        }
+    }
+
+    fn call(w: &mut ResultWriter<'_>, op: &Op) -> Result<(), WriteError> {
+        match op {
+            Op::Array => w.begin_array(),
+            Op::Object => w.begin_object(),
+            Op::End => w.end(),
+            Op::Key(k) => w.key(k),
+            Op::Int(n) => w.i64(*n),
+            Op::Uint(n) => w.u64(*n),
+            Op::Bool(b) => w.bool(*b),
+            Op::Null => w.null(),
+            Op::Str(s) => w.str(s),
+            Op::Raw(r) => w.raw(RawJson::new(r.as_bytes()).unwrap()),
+            Op::Start => w.string_start(),
+            Op::Push(s) => w.string_push(s),
+            Op::Stop => w.string_end(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        /// Every call the rules allow succeeds and writes what the model writes; a
+        /// call they do not allow is refused as `Misuse`. The calls not allowed are
+        /// skipped but for the `probe`-th one, so that most runs build long values.
+        #[test]
+        fn writer_follows_a_naive_model(
+            ops in prop::collection::vec(op(), 0..120),
+            probe in 0usize..40,
+        ) {
+            let mut buf = vec![0u8; 1 << 16];
+            let mut w = ResultWriter::new(&mut buf);
+            w.begin_value();
+            let mut model = Model::default();
+            let (mut skipped, mut refused) = (0, false);
+            for op in &ops {
+                if model.apply(op) {
+                    prop_assert_eq!(call(&mut w, op), Ok(()), "{:?} after {}", op, model.out);
+                } else if skipped == probe {
+                    let got = call(&mut w, op);
+                    prop_assert_eq!(got, Err(WriteError::Misuse), "{:?} after {}", op, model.out);
+                    refused = true;
+                    break;
+                } else {
+                    skipped += 1;
+                }
+            }
+            let expected = if refused || model.in_string || !model.levels.is_empty() {
+                Err(WriteError::Misuse)
+            } else {
+                Ok(model.done)
+            };
+            prop_assert_eq!(w.finish_value(), expected);
+            if !refused {
+                prop_assert_eq!(core::str::from_utf8(w.written()).unwrap(), model.out.as_str());
+            }
+        }
     }
 }
