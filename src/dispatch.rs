@@ -416,44 +416,41 @@ impl<C> Server<C> {
         let mark = w.mark();
         let (id, failure) = match call {
             Call::Invalid { id, reason } => (id, Failure::Invalid(reason)),
-            Call::Request(req) => {
-                let handler = self.table.find(req.method);
-                let params = Params::new(req.params);
-                match (req.id, handler) {
-                    (None, None) => return Ok(()),
-                    (None, Some(handler)) => {
-                        w.set_live(false);
-                        w.begin_value();
-                        let _ = handler(ctx, params, w);
-                        w.set_live(true);
-                        return Ok(());
-                    }
-                    (Some(id), None) => (id, Failure::NotFound),
-                    (Some(id), Some(handler)) => match self.call(ctx, handler, params, id, w) {
-                        Ok(()) => return Ok(()),
-                        Err(failure) => (id, failure),
-                    },
-                }
-            }
+            Call::Request(req) => match (self.table.find(req.method), req.id) {
+                (None, None) => return Ok(()),
+                (None, Some(id)) => (id, Failure::NotFound),
+                (Some(handler), id) => match self.call(ctx, handler, req.params, id, w) {
+                    Ok(()) => return Ok(()),
+                    // Only a call fails: a notification's outcome is dropped.
+                    Err(failure) => (id.unwrap_or(Id::NULL), failure),
+                },
+            },
         };
         self.fail(w, mark, id, failure)
     }
 
-    /// Runs a handler for a request and writes its result and the rest of the reply,
-    /// or says why the call gets an error reply instead.
+    /// Runs a handler for a request and, for a call, writes its result and the rest
+    /// of the reply, or says why the call gets an error reply instead.
     fn call<'p>(
         &self,
         ctx: &mut C,
         handler: Handler<C>,
-        params: Params<'p>,
-        id: Id<'_>,
+        params: Option<RawJson<'p>>,
+        id: Option<Id<'_>>,
         w: &mut ResultWriter<'_>,
     ) -> Result<(), Failure<'p>> {
-        if w.result_prefix().is_err() {
+        // A notification's handler runs all the same, its writes dropped.
+        let live = id.is_some();
+        if live && w.result_prefix().is_err() {
             return Err(Failure::TooLarge);
         }
+        w.set_live(live);
         w.begin_value();
-        let outcome = handler(ctx, params, w);
+        let outcome = handler(ctx, Params::new(params), w);
+        w.set_live(true);
+        let Some(id) = id else {
+            return Ok(());
+        };
         if w.overflowed() {
             return Err(Failure::TooLarge);
         }
