@@ -347,6 +347,12 @@ fn batch_of<'a>(
 /// assert_eq!(req.params.unwrap().as_bytes(), b"[42, 23]");
 /// assert_eq!(req.id.unwrap().as_bytes(), b"7");
 /// ```
+// Inlined into its caller in the compact build (the condition of `FAST_PATHS`):
+// flash, on a Cortex-M.
+#[cfg_attr(
+    not(all(target_pointer_width = "64", not(jsonrpc_slice_compact))),
+    inline(always)
+)]
 pub fn parse<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Envelope<'a>, ScanError> {
     if !FAST_PATHS {
         // The compact build: validate, then read the one call or the batch.
@@ -786,6 +792,7 @@ fn object_trusted<'a>(slots: &mut Slots<'a>, input: &'a [u8], start: usize) -> u
 
 impl<'a> Slots<'a> {
     /// The envelope members of `object`, a validated object.
+    #[inline(always)]
     fn of(object: RawJson<'a>) -> Self {
         let mut slots = Slots::default();
         for (key, value) in object.members() {

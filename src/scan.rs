@@ -1030,6 +1030,7 @@ pub(crate) fn escape_at(b: &[u8], i: usize) -> Result<(u32, usize), (ScanErrorKi
 }
 
 /// Four hex digits at `i`, as a UTF-16 code unit.
+#[inline(always)]
 fn hex4(b: &[u8], i: usize) -> Result<u32, (ScanErrorKind, usize)> {
     let mut v = 0;
     for k in 0..4 {

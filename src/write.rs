@@ -670,6 +670,7 @@ impl<'o> ResultWriter<'o> {
     }
 
     /// A string, escaped as JSON needs.
+    #[inline(always)]
     pub fn str(&mut self, s: &str) -> Result<(), WriteError> {
         self.string_start()?;
         self.string_push(s)?;
