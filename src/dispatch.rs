@@ -466,8 +466,6 @@ impl<C> Server<C> {
     }
 
     /// Streams the replies of a batch, in request order, into one array (or nothing).
-    // Out of line: its state is off the stack while a single message is parsed.
-    #[inline(never)]
     fn batch(
         &self,
         ctx: &mut C,

@@ -329,7 +329,8 @@ impl<'a> Scanner<'a> {
         Ok(i)
     }
 
-    #[inline]
+    // Out of line: one copy for the three runs of digits of a number.
+    #[inline(never)]
     fn digits(&self, mut i: usize) -> usize {
         while self.at(i).is_ascii_digit() {
             i += 1;

@@ -358,7 +358,12 @@ impl<'o> ResultWriter<'o> {
     }
 
     /// Drops everything written after `mark` and clears the full flag.
-    #[inline]
+    // Out of line in the compact build (the condition of `scan::FAST_PATHS`): flash.
+    #[cfg_attr(
+        not(all(target_pointer_width = "64", not(jsonrpc_slice_compact))),
+        inline(never)
+    )]
+    #[cfg_attr(all(target_pointer_width = "64", not(jsonrpc_slice_compact)), inline)]
     pub(crate) fn rollback(&mut self, mark: usize) {
         self.len = mark.min(self.len);
         self.full = false;
@@ -686,6 +691,11 @@ impl<'o> ResultWriter<'o> {
     }
 
     /// Appends to the open string, escaping as JSON needs.
+    // Out of line in the compact build (the condition of `scan::FAST_PATHS`): flash.
+    #[cfg_attr(
+        not(all(target_pointer_width = "64", not(jsonrpc_slice_compact))),
+        inline(never)
+    )]
     pub fn string_push(&mut self, s: &str) -> Result<(), WriteError> {
         if !self.value.in_string {
             self.value.misuse = true;
