@@ -315,26 +315,6 @@ impl<'o> ResultWriter<'o> {
         Ok(())
     }
 
-    /// The next `n` bytes of the buffer, now written (the caller fills them in), or
-    /// `BufferFull` with the flag set if they do not fit.
-    #[inline]
-    fn claim(&mut self, n: usize) -> Result<&mut [u8], WriteError> {
-        let start = self.len;
-        match self
-            .buf
-            .get_mut(start..self.end.min(start.saturating_add(n)))
-        {
-            Some(dst) if dst.len() == n => {
-                self.len = start + n;
-                Ok(dst)
-            }
-            _ => {
-                self.full = true;
-                Err(WriteError::BufferFull)
-            }
-        }
-    }
-
     #[inline]
     pub(crate) fn push_byte(&mut self, b: u8) -> Result<(), WriteError> {
         if !FAST_PATHS {
@@ -434,18 +414,31 @@ impl<'o> ResultWriter<'o> {
         Ok(v.done)
     }
 
-    pub(crate) fn u64_digits(&mut self, mut v: u64) -> Result<(), WriteError> {
+    pub(crate) fn u64_digits(&mut self, v: u64) -> Result<(), WriteError> {
         if !FAST_PATHS {
             return self.digits_in_place(false, v);
         }
+        self.digits(false, v)
+    }
+
+    /// The digits of `v`, after a `-` if `minus`, in one push: all of the number
+    /// fits, or none of it is written.
+    #[inline(always)]
+    fn digits(&mut self, minus: bool, v: u64) -> Result<(), WriteError> {
         // The common small results, without the loop.
-        if v < 10 {
+        if !minus && v < 10 {
             return self.push_byte(b'0' + v as u8);
         }
-        if v < 100 {
+        if !minus && v < 100 {
             return self.push(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
         }
-        let mut digits = [0u8; 20];
+        self.digits_array(minus, v)
+    }
+
+    /// [`digits`](Self::digits) past the small cases: made in an array, pushed once.
+    fn digits_array(&mut self, minus: bool, mut v: u64) -> Result<(), WriteError> {
+        // 20 digits at most, and the sign.
+        let mut digits = [0u8; 21];
         let mut i = digits.len();
         loop {
             i -= 1;
@@ -458,34 +451,42 @@ impl<'o> ResultWriter<'o> {
                 break;
             }
         }
+        if minus {
+            i -= 1;
+            if let Some(d) = digits.get_mut(i) {
+                *d = b'-';
+            }
+        }
         self.push(digits.get(i..).unwrap_or(&[]))
     }
 
-    /// The digits of `v`, after a `-` if `minus`, in the compact build: counts them,
-    /// then writes them straight into the buffer, last first (no scratch array to
-    /// clear, one copy of the code for both signs).
+    /// The digits of `v`, after a `-` if `minus`, in the compact build: written
+    /// straight into the buffer last first, then turned around (no scratch array to
+    /// clear, one division per digit, one copy of the code for both signs). All of
+    /// the number fits, or none of it is written.
     #[inline(never)]
     fn digits_in_place(&mut self, minus: bool, v: u64) -> Result<(), WriteError> {
-        let mut n = 1 + usize::from(minus);
-        let mut rest = v;
-        while rest >= 10 {
-            rest = div10(rest).0;
-            n += 1;
-        }
-        if !self.live {
-            return Ok(());
-        }
-        let mut rest = v;
-        let out = self.claim(n)?;
-        for d in out.iter_mut().rev() {
-            let (q, r) = div10(rest);
-            *d = b'0' + r;
-            rest = q;
-        }
+        let mark = self.len;
         if minus {
-            if let Some(sign) = out.first_mut() {
-                *sign = b'-';
+            self.push_one(b'-')?;
+        }
+        let start = self.len;
+        let mut rest = v;
+        loop {
+            let (q, r) = div10(rest);
+            if let Err(e) = self.push_one(b'0' + r) {
+                // All of the number or none of it.
+                self.len = mark;
+                return Err(e);
             }
+            rest = q;
+            if rest == 0 {
+                break;
+            }
+        }
+        // They came last first.
+        if let Some(digits) = self.buf.get_mut(start..self.len) {
+            digits.reverse();
         }
         Ok(())
     }
@@ -494,10 +495,7 @@ impl<'o> ResultWriter<'o> {
         if !FAST_PATHS {
             return self.digits_in_place(v < 0, v.unsigned_abs());
         }
-        if v < 0 {
-            self.push_byte(b'-')?;
-        }
-        self.u64_digits(v.unsigned_abs())
+        self.digits(v < 0, v.unsigned_abs())
     }
 
     /// Writes the inside of a JSON string (no quotes), escaping as needed.
@@ -923,6 +921,20 @@ mod tests {
             core::str::from_utf8(w.written()).unwrap(),
             "[-9223372036854775808,18446744073709551615,0,\"\\u0001\\n\\\"é\"]"
         );
+    }
+
+    #[test]
+    fn a_number_fits_whole_or_not_at_all() {
+        for room in 0..6 {
+            let mut buf = [0u8; 8];
+            let mut w = ResultWriter::new(&mut buf[..room]);
+            assert_eq!(w.i64(-12345), Err(WriteError::BufferFull), "room {room}");
+            assert_eq!(w.written(), b"", "room {room}");
+        }
+        let mut buf = [0u8; 6];
+        let mut w = ResultWriter::new(&mut buf);
+        assert_eq!(w.i64(-12345), Ok(()));
+        assert_eq!(w.written(), b"-12345");
     }
 
     #[test]
