@@ -96,7 +96,7 @@ fn div10(v: u64) -> (u64, u8) {
 /// 32-bit high part and two 16-bit low parts (each partial dividend stays below
 /// 10 << 16, so it fits in 32 bits).
 #[cfg_attr(target_pointer_width = "64", allow(dead_code))]
-#[inline(never)]
+#[inline]
 fn div10_narrow(v: u64) -> (u64, u8) {
     let (hi, lo) = ((v >> 32) as u32, v as u32);
     let (q_hi, r) = (hi / 10, hi % 10);
