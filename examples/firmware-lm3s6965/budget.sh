@@ -14,8 +14,8 @@
 # Without --stats the stack peak is reported as not measured (it needs QEMU).
 #
 # FIRMWARE_BUDGET_WARN: budgets (by the name in their row: flash, codec, ram, stack,
-# comma-separated) that are reported as OVER but do not fail. CI names `codec`, the
-# one still over (see README.md); every other budget fails it.
+# comma-separated) that are reported as OVER but do not fail, for local experiments.
+# CI names none: every budget over its limit fails it.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
