@@ -321,10 +321,12 @@ impl<C> Server<C> {
     }
 
     /// Writes the error reply for `failure` at `mark`, in place of anything written
-    /// after it. A reply that does not fit in its room (the whole buffer, or what a
-    /// batch leaves it) becomes `-32603` with the same id; if that does not fit either,
-    /// nothing is left written and `Err` is returned. The one place that writes an
-    /// error reply: fewer calls to set up (flash, on a Cortex-M).
+    /// after it. The reply to a failed call that does not fit in its room (the whole
+    /// buffer, or what a batch leaves it) becomes `-32603 reply larger than N bytes`
+    /// with the same id. When the reply written last does not fit (that one, a parse
+    /// error's, a batch overflow's), nothing is left written and `Err` is returned.
+    /// The one place that writes an error reply: fewer calls to set up (flash, on a
+    /// Cortex-M).
     #[inline(never)]
     fn fail(
         &self,

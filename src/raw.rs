@@ -471,7 +471,8 @@ fn utf8_byte(code: u32, len: usize, k: usize) -> u8 {
 pub struct Unescaped<'a> {
     raw: &'a [u8],
     i: usize,
-    /// The code point of the last escape, and where its UTF-8 form is.
+    /// The code point of the last escape, the length of its UTF-8 form, and how many
+    /// bytes of that form are out.
     code: u32,
     len: usize,
     at: usize,
