@@ -110,6 +110,13 @@ fn div10_narrow(v: u64) -> (u64, u8) {
     )
 }
 
+/// `true` for a byte a JSON string holds as it is: not `"`, `\\` or a control
+/// character.
+#[inline(always)]
+const fn needs_no_escape(b: u8) -> bool {
+    b >= 0x20 && b != b'"' && b != b'\\'
+}
+
 /// The deepest nesting a handler may open in its result.
 pub const MAX_RESULT_DEPTH: u8 = 64;
 
@@ -503,7 +510,7 @@ impl<'o> ResultWriter<'o> {
         let bytes = s.as_bytes();
         if !FAST_PATHS {
             for &b in bytes {
-                if b >= 0x20 && b != b'"' && b != b'\\' {
+                if needs_no_escape(b) {
                     self.push(&[b])?;
                 } else {
                     self.escape(b)?;
@@ -513,7 +520,7 @@ impl<'o> ResultWriter<'o> {
         }
         let mut run = 0;
         for (i, &b) in bytes.iter().enumerate() {
-            if b >= 0x20 && b != b'"' && b != b'\\' {
+            if needs_no_escape(b) {
                 continue;
             }
             self.push(bytes.get(run..i).unwrap_or(&[]))?;
