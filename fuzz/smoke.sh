@@ -60,8 +60,8 @@ for t in $TARGETS; do
   for d in $(seeds_of "$t"); do
     [ -d "$d" ] && cp "$d"/* "$corpus"/ 2>/dev/null || true
   done
-  # Saved failures are replayed too: fuzz/regressions/<target>-<name>.
-  cp "$FUZZ_DIR"/regressions/"$t"-* "$corpus"/ 2>/dev/null || true
+  # Saved failures are replayed too: tests/regressions/<target>-<name>.
+  cp "$FUZZ_DIR"/../tests/regressions/"$t"-* "$corpus"/ 2>/dev/null || true
   dict=()
   case "$t" in handle | validate | round_trip) dict=(-dict="$FUZZ_DIR/json.dict") ;; esac
   log="$LOGS/$t.log"

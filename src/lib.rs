@@ -108,8 +108,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-#[cfg(feature = "std")]
+#[cfg(any(test, feature = "std"))]
 extern crate std;
+
+/// Where the conformance corpus is, for the unit tests that read it when it is there.
+#[cfg(test)]
+#[path = "../tests/common/corpus.rs"]
+mod test_corpus;
 
 pub mod client;
 #[cfg(feature = "defmt")]

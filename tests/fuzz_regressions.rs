@@ -1,4 +1,4 @@
-//! Every input a fuzz target ever failed on (`fuzz/regressions/<target>-<name>`),
+//! Every input a fuzz target ever failed on (`tests/regressions/<target>-<name>`),
 //! replayed as an ordinary test, so a regression fails `cargo test` and not only the
 //! fuzz smoke run. Each input is decoded the way its target decodes it (see the
 //! target's header in `fuzz/fuzz_targets/`).
@@ -10,16 +10,16 @@ use jsonrpc_slice::envelope::{parse_response, Outcome, ResponseMessage};
 use jsonrpc_slice::frame::newline::{FeedResult, LineAccumulator};
 use jsonrpc_slice::{demo, Limits, Server};
 
-#[path = "../fuzz/src/chunks.rs"]
+#[path = "common/chunks.rs"]
 mod chunks;
-#[path = "../fuzz/src/room.rs"]
+#[path = "common/room.rs"]
 mod room;
 use chunks::chunks;
 use room::without_room;
 
 /// The regression inputs of `target`, by file name.
 fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/regressions");
     let mut found: Vec<_> = fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap())

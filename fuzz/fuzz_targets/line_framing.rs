@@ -8,7 +8,7 @@
 //! No case is exempted. The `\r\n` edge (a line of exactly N bytes, then `\r\n` with
 //! the `\r` and the `\n` in different chunks: a frame when fed whole, `Oversized` when
 //! cut) was found by this target at commit e3ba09b and fixed in 6423205 (`held_cr`
-//! in `newline.rs`); its inputs are kept in `fuzz/regressions/line_framing-cr-split-*`,
+//! in `newline.rs`); its inputs are kept in `tests/regressions/line_framing-cr-split-*`,
 //! which `smoke.sh` replays on every run.
 #![no_main]
 

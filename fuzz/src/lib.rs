@@ -12,8 +12,10 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
 
-// Shared with `tests/fuzz_regressions.rs`, which includes the files by path.
+// Shared with `tests/fuzz_regressions.rs`; they live beside it, in the published crate.
+#[path = "../../tests/common/chunks.rs"]
 mod chunks;
+#[path = "../../tests/common/room.rs"]
 mod room;
 pub use chunks::chunks;
 pub use room::without_room;

@@ -26,3 +26,8 @@ pub fn nested_arrays(depth: usize) -> String {
 pub fn nested_objects(depth: usize) -> String {
     format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth))
 }
+
+pub mod corpus;
+pub mod round_trip;
+pub mod spec;
+pub mod vectors;

@@ -1,5 +1,5 @@
-//! The one oracle `tests/fuzz_regressions.rs` shares with the fuzz targets (it includes
-//! this file by path: the fuzz crate is a workspace of its own).
+//! The one oracle `tests/fuzz_regressions.rs` shares with the fuzz targets (the fuzz
+//! crate, a workspace of its own, includes this file by path).
 
 /// `reply` with the number after each `reply larger than ` (the room an overflowing
 /// reply had, which depends on the buffer by design) replaced by `N`.

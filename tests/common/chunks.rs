@@ -1,5 +1,5 @@
-//! Shared by the framing fuzz targets and `tests/fuzz_regressions.rs` (which includes
-//! this file by path: the fuzz crate is a workspace of its own).
+//! Shared by `tests/fuzz_regressions.rs` and the framing fuzz targets (the fuzz crate, a
+//! workspace of its own, includes this file by path).
 
 /// `stream` cut into consecutive chunks of `sizes[0]`, `sizes[1]`, ... bytes, the sizes
 /// used in a cycle (0: an empty chunk, that is an empty feed); the last chunk may be
