@@ -24,6 +24,7 @@ pub enum ServeError<R, W> {
 /// answers every frame with `server` into `output`, and writes each framed reply to
 /// `writer`, flushing after each.
 #[cfg(feature = "embedded-io")]
+#[cfg_attr(docsrs, doc(cfg(feature = "embedded-io")))]
 pub fn serve<C, F, R, W>(
     server: &Server<C>,
     ctx: &mut C,
@@ -56,6 +57,7 @@ where
 
 /// The same as [`serve`], over `embedded-io-async` streams.
 #[cfg(feature = "embedded-io-async")]
+#[cfg_attr(docsrs, doc(cfg(feature = "embedded-io-async")))]
 pub async fn serve_async<C, F, R, W>(
     server: &Server<C>,
     ctx: &mut C,

@@ -92,9 +92,13 @@
 //!
 //! None are on by default, and the core needs none.
 //!
-//! - `std`: [`std_io::serve`], a framed server over `std::io::{Read, Write}`.
-//! - `serde`: typed params ([`Params::decode`], `serde-json-core`) and typed results
-//!   (`ResultWriter::serialize`), the [`serde::typed`] adapter and the
+//! (Items behind a feature are named here without a link, so that these docs build
+//! with no feature on; on docs.rs, which builds them all, each such item is marked
+//! with the feature it needs.)
+//!
+//! - `std`: `std_io::serve`, a framed server over `std::io::{Read, Write}`.
+//! - `serde`: typed params (`Params::decode`, `serde-json-core`) and typed results
+//!   (`ResultWriter::serialize`), the `serde::typed` adapter and the
 //!   `typed_handler!` macro.
 //! - `embedded-io`, `embedded-io-async`: `embedded_io::serve` and
 //!   `embedded_io::serve_async`, the same over `embedded-io` 0.6 streams (a UART).
@@ -105,6 +109,7 @@
 //!
 //! A JSON value tree, anything that allocates, and JSON-RPC 1.0.
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -122,6 +127,10 @@ mod defmt;
 pub mod demo;
 pub mod dispatch;
 #[cfg(any(feature = "embedded-io", feature = "embedded-io-async"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "embedded-io", feature = "embedded-io-async")))
+)]
 pub mod embedded_io;
 pub mod envelope;
 pub mod error;
@@ -132,8 +141,10 @@ pub mod params;
 pub mod raw;
 pub mod scan;
 #[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod serde;
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod std_io;
 pub mod write;
 

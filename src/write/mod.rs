@@ -24,6 +24,8 @@ use crate::id::Id;
 use crate::raw::RawJson;
 use crate::scan::FAST_PATHS;
 
+mod float;
+
 /// Why a write was refused.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 // A word, and no variant 0: `Ok(())` of a write is then 0 in a register, and each of
