@@ -23,7 +23,15 @@ TARGETS="${FUZZ_TARGETS:-handle validate round_trip line_framing stream_framing 
 cd "$ROOT"
 
 # --- toolchain and cargo-fuzz -------------------------------------------------------------
-skip() { echo "SKIP: fuzz smoke: no nightly toolchain${1:+ ($1)}"; exit 0; }
+# Under CI=true a smoke run that cannot run fails.
+skip() {
+  if [ "${CI:-}" = true ]; then
+    echo "FAIL: fuzz smoke cannot run under CI=true: no nightly toolchain${1:+ ($1)}"
+    exit 1
+  fi
+  echo "SKIP: fuzz smoke: no nightly toolchain${1:+ ($1)}"
+  exit 0
+}
 command -v rustup >/dev/null 2>&1 || skip "rustup not found"
 if ! rustup toolchain list | grep -q '^nightly'; then
   rustup toolchain install nightly --profile minimal || skip "rustup could not install it"

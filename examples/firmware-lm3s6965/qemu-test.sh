@@ -5,7 +5,8 @@
 #   bash examples/firmware-lm3s6965/qemu-test.sh        (from anywhere)
 #
 # 1. installs what it needs: the thumbv7m-none-eabi target, llvm-tools, and
-#    qemu-system-arm (apt-get, when missing; without it: SKIP, exit 0);
+#    qemu-system-arm (apt-get, when missing; without it: SKIP, exit 0, but with
+#    CI=true: FAIL, exit 1);
 # 2. builds the firmware (release) and replays the JSON-RPC spec examples and the
 #    edge cases of qemu_transcript.py, then `stats` and `shutdown`: QEMU must exit 0;
 # 3. builds the `defmt` variant and runs a short transcript with defmt logging on
@@ -18,7 +19,9 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$HERE"
-SPEC="$HERE/../../../shared/corpus/jsonrpc-spec/README.md"
+# The specification's examples, from the conformance corpus (JSONRPC_SLICE_CORPUS, else
+# ../shared/corpus beside the repository, as for the tests).
+SPEC="${JSONRPC_SLICE_CORPUS:-$HERE/../../../shared/corpus}/jsonrpc-spec/README.md"
 ELF_BUILT=target/thumbv7m-none-eabi/release/firmware-lm3s6965
 WORK=target/qemu-test
 # The firmware's .cargo/config.toml carries its target and linker script; RUSTFLAGS
@@ -27,7 +30,11 @@ unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS CARGO_BUILD_TARGET
 export CARGO_TARGET_DIR="$HERE/target"
 
 stage() { printf '\n--- firmware: %s\n' "$*"; }
-skip() {
+skip() { # under CI=true a test that cannot run fails
+    if [ "${CI:-}" = true ]; then
+        echo "FAIL: firmware QEMU test cannot run under CI=true: qemu-system-arm unavailable ($1)"
+        exit 1
+    fi
     echo "SKIP: firmware QEMU test: qemu-system-arm unavailable ($1)"
     exit 0
 }

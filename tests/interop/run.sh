@@ -10,7 +10,7 @@
 #    `python interop.py <server>`.
 #
 # A missing node/npm or python3, or a failed registry install, prints
-# `SKIP: interop <which>: <reason>` and is not a failure. Exit status: 0 when every suite
+# `SKIP: interop <which>: <reason>` and is not a failure, except under `CI=true`, where it fails. Exit status: 0 when every suite
 # passed or was skipped, 1 when a suite failed (or the build did), 2 on bad usage.
 #
 # Environment: INTEROP_TIMEOUT (seconds per suite, default 120), INTEROP_VERBOSE=1 (one
@@ -35,7 +35,13 @@ status=0
 results=()
 
 say() { printf '\n== %s\n' "$*"; }
-skip() { # which, reason
+skip() { # which, reason; under CI=true a suite that cannot run fails
+    if [ "${CI:-}" = true ]; then
+        echo "FAIL: interop $1 cannot run under CI=true: $2"
+        results+=("$1: FAIL (cannot run: $2)")
+        status=1
+        return
+    fi
     echo "SKIP: interop $1: $2"
     results+=("$1: SKIP ($2)")
 }
