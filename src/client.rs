@@ -3,11 +3,13 @@
 //!
 //! The mirror image of the server: [`write_request`] and [`write_notification`] build
 //! messages with the same checked writer the server replies with (params raw, built
-//! value by value, or serialized with the `serde` feature);
+//! value by value, or serialized with the `serde` feature), and [`BatchWriter`] builds
+//! a batch of them call by call;
 //! [`parse_response`](crate::envelope::parse_response) reads replies; [`Pending`]
 //! matches each reply to its request by id and says plainly what went wrong when one
 //! does not match: an unknown id, a second reply to the same request, a reply after
-//! the request was given up, or an id that came back as another type.
+//! the request was given up (by its id, or by a deadline [`Pending::sweep`] finds
+//! passed), or an id that came back as another type.
 
 use core::fmt;
 
@@ -113,14 +115,53 @@ fn write_message<'o>(
     params: impl FnOnce(&mut ResultWriter<'_>) -> Result<(), WriteError>,
 ) -> Result<&'o [u8], WriteError> {
     let mut w = ResultWriter::new(out);
+    message(&mut w, id, method, params)?;
+    Ok(w.into_written())
+}
+
+/// Appends one request or notification object to `w`.
+fn message(
+    w: &mut ResultWriter<'_>,
+    id: Option<RequestId<'_>>,
+    method: &str,
+    params: impl FnOnce(&mut ResultWriter<'_>) -> Result<(), WriteError>,
+) -> Result<(), WriteError> {
     w.push(b"{\"jsonrpc\":\"2.0\",\"method\":\"")?;
     w.escaped(method)?;
     w.push_byte(b'"')?;
     let mark = w.mark();
-    w.push(b",\"params\":")?;
+    if w.push(b",\"params\":").is_err() {
+        // No room for params, but the message may have none: ask with no room at all,
+        // so that any write of the params fails.
+        w.rollback(mark);
+        let end = w.set_end(mark);
+        w.begin_value();
+        let asked = params(w).and_then(|()| w.finish_value());
+        w.set_end(end);
+        match asked {
+            Ok(false) => w.rollback(mark),
+            Ok(true) | Err(_) => return Err(WriteError::BufferFull),
+        }
+    } else {
+        structured_params(w, mark, params)?;
+    }
+    if let Some(id) = id {
+        w.push(b",\"id\":")?;
+        write_id(w, id)?;
+    }
+    w.push_byte(b'}')
+}
+
+/// Writes the params after `,"params":` (written from `mark` on), or takes that back
+/// when `params` writes nothing.
+fn structured_params(
+    w: &mut ResultWriter<'_>,
+    mark: usize,
+    params: impl FnOnce(&mut ResultWriter<'_>) -> Result<(), WriteError>,
+) -> Result<(), WriteError> {
     let value_start = w.mark();
     w.begin_value();
-    params(&mut w)?;
+    params(w)?;
     if w.overflowed() {
         return Err(WriteError::BufferFull);
     }
@@ -130,12 +171,117 @@ fn write_message<'o>(
         // Params must be structured: an array or an object.
         return Err(WriteError::Misuse);
     }
-    if let Some(id) = id {
-        w.push(b",\"id\":")?;
-        write_id(&mut w, id)?;
+    Ok(())
+}
+
+/// A batch of requests and notifications, written into a fixed buffer one call at a
+/// time: `[call,call,...]`.
+///
+/// Each call is written whole or not at all: one that does not fit (or whose params
+/// are refused) is rolled back and its error returned, and the batch written so far
+/// stays valid, with room kept for its closing `]`. [`finish`](Self::finish) closes it;
+/// an empty batch (which the specification answers with an error) is refused.
+///
+/// ```
+/// use jsonrpc_slice::client::{BatchWriter, RequestId};
+///
+/// let mut buf = [0u8; 160];
+/// let mut batch = BatchWriter::new(&mut buf);
+/// batch.request(RequestId::Number(1), "sum", |p| {
+///     p.begin_array()?;
+///     p.i64(1)?;
+///     p.i64(2)?;
+///     p.end()
+/// })?;
+/// batch.notification("update", |_| Ok(()))?;
+/// assert_eq!(batch.len(), 2);
+/// let msg = batch.finish()?;
+/// assert_eq!(
+///     msg,
+///     br#"[{"jsonrpc":"2.0","method":"sum","params":[1,2],"id":1},{"jsonrpc":"2.0","method":"update"}]"#
+/// );
+/// # Ok::<(), jsonrpc_slice::WriteError>(())
+/// ```
+pub struct BatchWriter<'o> {
+    w: ResultWriter<'o>,
+    calls: usize,
+}
+
+impl<'o> BatchWriter<'o> {
+    /// An empty batch that will be written into `out`.
+    pub fn new(out: &'o mut [u8]) -> Self {
+        Self {
+            w: ResultWriter::new(out),
+            calls: 0,
+        }
     }
-    w.push_byte(b'}')?;
-    Ok(w.into_written())
+
+    /// Appends a request (see [`write_request`]).
+    pub fn request(
+        &mut self,
+        id: RequestId<'_>,
+        method: &str,
+        params: impl FnOnce(&mut ResultWriter<'_>) -> Result<(), WriteError>,
+    ) -> Result<(), WriteError> {
+        self.call(Some(id), method, params)
+    }
+
+    /// Appends a notification (see [`write_notification`]).
+    pub fn notification(
+        &mut self,
+        method: &str,
+        params: impl FnOnce(&mut ResultWriter<'_>) -> Result<(), WriteError>,
+    ) -> Result<(), WriteError> {
+        self.call(None, method, params)
+    }
+
+    /// The calls in the batch so far.
+    pub fn len(&self) -> usize {
+        self.calls
+    }
+
+    /// `true` before the first call.
+    pub fn is_empty(&self) -> bool {
+        self.calls == 0
+    }
+
+    /// Closes the batch and returns it; an empty batch is refused with
+    /// [`WriteError::Misuse`].
+    pub fn finish(mut self) -> Result<&'o [u8], WriteError> {
+        if self.calls == 0 {
+            return Err(WriteError::Misuse);
+        }
+        // Room for it was kept by every call.
+        self.w.push_byte(b']')?;
+        Ok(self.w.into_written())
+    }
+
+    fn call(
+        &mut self,
+        id: Option<RequestId<'_>>,
+        method: &str,
+        params: impl FnOnce(&mut ResultWriter<'_>) -> Result<(), WriteError>,
+    ) -> Result<(), WriteError> {
+        let mark = self.w.mark();
+        let written = self
+            .w
+            .push_byte(if self.calls == 0 { b'[' } else { b',' })
+            .and_then(|()| message(&mut self.w, id, method, params))
+            .and_then(|()| match self.w.remaining() {
+                0 => Err(WriteError::BufferFull),
+                _ => Ok(()),
+            });
+        match written {
+            Ok(()) => {
+                self.calls += 1;
+                Ok(())
+            }
+            Err(e) => {
+                self.w.rollback(mark);
+                Err(e)
+            }
+        }
+    }
 }
 
 /// Writes an id as JSON.
@@ -293,7 +439,7 @@ pub enum Resolution<T> {
 /// assert_eq!(pending.resolve(id(b"1")), Resolution::Matched("first"));
 /// assert_eq!(pending.resolve(id(b"1")), Resolution::Duplicate);
 /// assert_eq!(pending.resolve(id(b"7")), Resolution::Unknown);
-/// assert_eq!(pending.give_up(id(b"\"b\"")), Some("second"));
+/// assert_eq!(pending.give_up(RequestId::Str("b")), Some("second"));
 /// assert_eq!(pending.resolve(id(b"\"b\"")), Resolution::Late);
 /// assert!(pending.is_empty());
 /// ```
@@ -395,14 +541,58 @@ impl<T, const N: usize, const R: usize> Pending<T, N, R> {
         }
     }
 
-    /// Gives up waiting for the reply to `id` (a timeout, a cancellation): the request
-    /// leaves the table, and a reply that comes later is reported as
+    /// Gives up waiting for the reply to the request sent with `id` (the same
+    /// [`RequestId`] given to [`insert`](Self::insert)): a timeout, a cancellation. The
+    /// request leaves the table, and a reply that comes later is reported as
     /// [`Resolution::Late`]. Returns its tag, if it was pending.
-    pub fn give_up(&mut self, id: Id<'_>) -> Option<T> {
-        let i = self.position(id)?;
+    pub fn give_up(&mut self, id: RequestId<'_>) -> Option<T> {
+        let stored = StoredId::new(id)?;
+        let i = self.position(stored.id())?;
         let (stored, tag) = self.take(i)?;
         self.retire(stored, Retired::GivenUp);
         Some(tag)
+    }
+
+    /// Gives up every pending request whose tag says it `expired` (its deadline has
+    /// passed, say), handing each id and tag to `gone`, in table order; replies that
+    /// come later are reported as [`Resolution::Late`]. Returns how many left.
+    ///
+    /// ```
+    /// use jsonrpc_slice::client::{Pending, RequestId, Resolution};
+    /// use jsonrpc_slice::{Id, RawJson};
+    ///
+    /// // Tags carry a deadline, in the application's clock (milliseconds here).
+    /// let mut pending: Pending<u64, 4> = Pending::new();
+    /// pending.insert(RequestId::Number(1), 1_000).unwrap();
+    /// pending.insert(RequestId::Number(2), 5_000).unwrap();
+    ///
+    /// let now = 2_000;
+    /// let mut timed_out = Vec::new();
+    /// let n = pending.sweep(|deadline| *deadline <= now, |id, _| timed_out.push(id.as_bytes().to_vec()));
+    /// assert_eq!((n, timed_out), (1, vec![b"1".to_vec()]));
+    /// assert_eq!(pending.len(), 1);
+    /// let id = Id::from_raw(RawJson::new(b"1").unwrap()).unwrap();
+    /// assert_eq!(pending.resolve(id), Resolution::Late);
+    /// ```
+    pub fn sweep(
+        &mut self,
+        mut expired: impl FnMut(&T) -> bool,
+        mut gone: impl FnMut(Id<'_>, T),
+    ) -> usize {
+        let mut n = 0;
+        for i in 0..N {
+            let due = self
+                .slots
+                .get(i)
+                .and_then(Option::as_ref)
+                .is_some_and(|(_, tag)| expired(tag));
+            if let Some((stored, tag)) = due.then(|| self.take(i)).flatten() {
+                gone(stored.id(), tag);
+                self.retire(stored, Retired::GivenUp);
+                n += 1;
+            }
+        }
+        n
     }
 
     fn position(&self, id: Id<'_>) -> Option<usize> {
@@ -469,6 +659,57 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_keeps_what_fits_and_room_to_close() {
+        let one = br#"{"jsonrpc":"2.0","method":"m","id":1}"#.len();
+        // Room for `[`, one call and `]`, but not for `,` and a second call.
+        let mut buf = [0u8; 64];
+        let size = one + 2;
+        let mut b = BatchWriter::new(&mut buf[..size]);
+        assert_eq!(b.finish().err(), Some(WriteError::Misuse));
+        let mut b = BatchWriter::new(&mut buf[..size]);
+        b.request(RequestId::Number(1), "m", |_| Ok(())).unwrap();
+        let second = b.request(RequestId::Number(2), "m", |_| Ok(()));
+        assert_eq!(second, Err(WriteError::BufferFull));
+        assert_eq!(b.len(), 1);
+        let msg = b.finish().unwrap();
+        assert_eq!(msg, br#"[{"jsonrpc":"2.0","method":"m","id":1}]"#);
+        // Params that are refused roll back too.
+        let mut b = BatchWriter::new(&mut buf);
+        assert_eq!(b.notification("n", |p| p.i64(1)), Err(WriteError::Misuse));
+        b.notification("n", |_| Ok(())).unwrap();
+        assert_eq!(b.finish().unwrap(), br#"[{"jsonrpc":"2.0","method":"n"}]"#);
+        // A call that fits but leaves no room for `]` is refused.
+        let mut b = BatchWriter::new(&mut buf[..one + 1]);
+        assert_eq!(
+            b.request(RequestId::Number(1), "m", |_| Ok(())),
+            Err(WriteError::BufferFull)
+        );
+        assert!(b.is_empty());
+    }
+
+    #[test]
+    fn give_up_and_sweep_take_what_insert_took() {
+        let mut p: Pending<u32, 4, 4> = Pending::new();
+        p.insert(RequestId::Str("a\"b"), 10).unwrap();
+        p.insert(RequestId::Number(2), 20).unwrap();
+        p.insert(RequestId::Number(3), 30).unwrap();
+        assert_eq!(p.give_up(RequestId::Str("a\"b")), Some(10));
+        assert_eq!(p.give_up(RequestId::Str("a\"b")), None);
+        assert_eq!(p.resolve(id(br#""a\"b""#)), Resolution::Late);
+        let mut gone = std::vec::Vec::new();
+        assert_eq!(
+            p.sweep(|t| *t < 25, |i, t| gone.push((i.as_bytes().to_vec(), t))),
+            1
+        );
+        assert_eq!(gone, [(b"2".to_vec(), 20)]);
+        assert_eq!(p.resolve(id(b"2")), Resolution::Late);
+        assert_eq!(p.resolve(id(b"3")), Resolution::Matched(30));
+        assert_eq!(p.sweep(|_| true, |_, _| {}), 0);
+    }
+
+    extern crate std;
+
+    #[test]
     fn requests_refuse_scalar_params() {
         let mut buf = [0u8; 64];
         assert_eq!(
@@ -479,6 +720,15 @@ mod tests {
             write_request(&mut [0u8; 20], RequestId::Number(1), "m", |_| Ok(())),
             Err(WriteError::BufferFull)
         );
+        // A message without params fits a buffer of exactly its size; with params it
+        // does not.
+        let exact = br#"{"jsonrpc":"2.0","method":"m","id":1}"#;
+        let mut room = [0u8; 37];
+        assert_eq!(room.len(), exact.len());
+        let msg = write_request(&mut room, RequestId::Number(1), "m", |_| Ok(()));
+        assert_eq!(msg, Ok(&exact[..]));
+        let msg = write_request(&mut room, RequestId::Number(1), "m", |p| p.begin_array());
+        assert_eq!(msg, Err(WriteError::BufferFull));
         let msg = write_request(&mut buf, RequestId::Str("a\"b"), "m\n", |_| Ok(())).unwrap();
         assert_eq!(msg, br#"{"jsonrpc":"2.0","method":"m\n","id":"a\"b"}"#);
     }

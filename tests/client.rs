@@ -111,10 +111,7 @@ fn replies_that_do_not_match_are_named() {
         ),
         (br#"{"jsonrpc":"2.0","result":1,"id":9}"#, Resolution::Late),
     ];
-    assert_eq!(
-        pending.give_up(jsonrpc_slice::Id::from_raw(raw("9")).unwrap()),
-        Some(3)
-    );
+    assert_eq!(pending.give_up(RequestId::Number(9)), Some(3));
     for (reply, want) in replies {
         let Ok(ResponseMessage::Single(Ok(r))) = parse_response(reply, &Limits::DEFAULT) else {
             panic!("{}", String::from_utf8_lossy(reply));
