@@ -664,7 +664,7 @@ mod tests {
         // Room for `[`, one call and `]`, but not for `,` and a second call.
         let mut buf = [0u8; 64];
         let size = one + 2;
-        let mut b = BatchWriter::new(&mut buf[..size]);
+        let b = BatchWriter::new(&mut buf[..size]);
         assert_eq!(b.finish().err(), Some(WriteError::Misuse));
         let mut b = BatchWriter::new(&mut buf[..size]);
         b.request(RequestId::Number(1), "m", |_| Ok(())).unwrap();
