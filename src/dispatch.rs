@@ -15,7 +15,7 @@ use core::fmt;
 use crate::envelope::{self, Batch, Call, Envelope};
 use crate::error::{code, InvalidRequest, RpcError};
 use crate::id::Id;
-use crate::limits::Limits;
+use crate::limits::{Limits, BATCH_WORK_FACTOR};
 use crate::params::Params;
 use crate::raw::{RawJson, RawStr};
 use crate::scan::{ScanErrorKind, FAST_PATHS};
@@ -484,6 +484,9 @@ impl<C> Server<C> {
         let start = w.mark();
         // Keep room for the closing `]`.
         let old_end = w.set_end(w.capacity().saturating_sub(1));
+        // The work budget: each rollback takes what it drops off the room left. (A
+        // slice holds at most `isize::MAX` bytes: twice that is a `usize`.)
+        w.set_allowance(w.capacity() * BATCH_WORK_FACTOR);
         let mut any = false;
         let mut fits = true;
         for call in batch {
@@ -501,6 +504,7 @@ impl<C> Server<C> {
                 && self.answer(ctx, call, w).is_ok();
             any = true;
         }
+        w.set_allowance(usize::MAX);
         w.set_end(old_end);
         if !fits {
             return self.fail(w, start, Id::NULL, Failure::BatchTooLarge);

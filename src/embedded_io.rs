@@ -9,7 +9,7 @@ use crate::dispatch::Server;
 use crate::frame::answer_chunk;
 #[cfg(feature = "embedded-io-async")]
 use crate::frame::answer_next;
-use crate::frame::Framer;
+use crate::frame::{answer_end, Framer};
 
 /// A read or a write failed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -22,7 +22,8 @@ pub enum ServeError<R, W> {
 
 /// Serves `reader` until it ends (a read of 0 bytes): reads chunks into `chunk`,
 /// answers every frame with `server` into `output`, and writes each framed reply to
-/// `writer`, flushing after each.
+/// `writer`, flushing after each. At the end, what the framer still holds is answered
+/// too ([`answer_end`]: a last line without its newline is served).
 #[cfg(feature = "embedded-io")]
 #[cfg_attr(docsrs, doc(cfg(feature = "embedded-io")))]
 pub fn serve<C, F, R, W>(
@@ -42,6 +43,12 @@ where
     loop {
         let n = reader.read(chunk).map_err(ServeError::Read)?;
         if n == 0 {
+            if let Some(reply) = answer_end(server, ctx, framer, output) {
+                for piece in reply.pieces() {
+                    writer.write_all(piece).map_err(ServeError::Write)?;
+                }
+                writer.flush().map_err(ServeError::Write)?;
+            }
             return Ok(());
         }
         let input = chunk.get(..n).unwrap_or(&[]);
@@ -75,6 +82,12 @@ where
     loop {
         let n = reader.read(chunk).await.map_err(ServeError::Read)?;
         if n == 0 {
+            if let Some(reply) = answer_end(server, ctx, framer, output) {
+                for piece in reply.pieces() {
+                    writer.write_all(piece).await.map_err(ServeError::Write)?;
+                }
+                writer.flush().await.map_err(ServeError::Write)?;
+            }
             return Ok(());
         }
         let mut input = chunk.get(..n).unwrap_or(&[]);

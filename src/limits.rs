@@ -4,6 +4,16 @@
 //! gives a JSON-RPC error (never a panic, never a truncated reply) in constant stack,
 //! and the next message is served as usual.
 
+/// The work budget of a batch, in reply buffers: the bytes a batch's replies write,
+/// those kept and those rolled back (replies that did not fit) together, reach at most
+/// this many times the size of the output buffer given to
+/// [`Server::handle`](crate::Server::handle). An element that finds too little of it
+/// left is handled as one whose reply does not fit (see `docs/DESIGN.md`, "Batch
+/// overflow"). Twice the buffer: a batch whose replies fit is never cut short, and one
+/// element that fills the buffer and is rolled back leaves the rest of the batch room
+/// to be answered.
+pub const BATCH_WORK_FACTOR: usize = 2;
+
 /// The limits one [`Server`](crate::Server) applies to each message.
 ///
 /// ```

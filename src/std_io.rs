@@ -3,11 +3,13 @@
 use std::io::{self, Read, Write};
 
 use crate::dispatch::Server;
-use crate::frame::{answer_chunk, Framer};
+use crate::frame::{answer_chunk, answer_end, Framer};
 
 /// Serves `reader` until it ends: reads chunks into `chunk`, answers every frame with
 /// `server` into `output`, and writes each framed reply to `writer`, flushing after
-/// each. The buffers are the caller's; nothing is allocated.
+/// each. At the end of input, what the framer still holds is answered too
+/// ([`answer_end`]: a last line without its newline is served). The buffers are the
+/// caller's; nothing is allocated.
 ///
 /// ```
 /// use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
@@ -32,7 +34,15 @@ pub fn serve<C, F: Framer + ?Sized, R: Read + ?Sized, W: Write + ?Sized>(
 ) -> io::Result<()> {
     loop {
         let n = match reader.read(chunk) {
-            Ok(0) => return Ok(()),
+            Ok(0) => {
+                if let Some(reply) = answer_end(server, ctx, framer, output) {
+                    for piece in reply.pieces() {
+                        writer.write_all(piece)?;
+                    }
+                    writer.flush()?;
+                }
+                return Ok(());
+            }
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),

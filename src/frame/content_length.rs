@@ -10,25 +10,44 @@
 //! ```
 //!
 //! Header names are case-insensitive; headers other than `Content-Length` are ignored.
-//! Header lines may end in `\r\n` or a bare `\n`.
+//! Header lines may end in `\r\n` or a bare `\n`, and hold up to [`MAX_HEADER_LINE`]
+//! bytes (a long `Content-Type`, extension headers).
 //!
 //! What goes wrong, and what the stream does next:
 //!
-//! - **A declared length over the buffer**: reported as [`FeedResult::Oversized`] as
-//!   soon as the header block ends, and the body is skipped as it streams past, never
-//!   buffered.
+//! - **A declared length over the buffer** (at most [`MAX_CONTENT_LENGTH`]): reported
+//!   as [`FeedResult::Oversized`] as soon as the header block ends, and the body is
+//!   skipped as it streams past, never buffered.
 //! - **A malformed header** (a line that is not `Name: value`, a `Content-Length` that
-//!   is not a decimal number or is given twice with different values, a header block
-//!   without `Content-Length`, a header line over [`MAX_HEADER_LINE`] bytes):
-//!   reported once as [`FeedResult::Malformed`]. Lines are then skipped until one
-//!   holds `Content-Length:`, which starts the next header block — also when it
-//!   follows garbage on the same line, as it does after a body shorter than declared.
+//!   is not a decimal number, is over [`MAX_CONTENT_LENGTH`] or is given twice with
+//!   different values, a header block without `Content-Length`, a header line over
+//!   [`MAX_HEADER_LINE`] bytes): reported once as [`FeedResult::Malformed`]. Lines,
+//!   blank ones and the orphaned body included, are then skipped until one holds
+//!   `Content-Length:`, which starts the next header block — also when it follows
+//!   garbage on the same line, as it does after a body shorter than declared or after
+//!   an orphaned body without a line end.
+//! - **The end of input** ([`finish`](ContentLengthAccumulator::finish)) inside a
+//!   header block or a body: [`EndOfInput::Truncated`], answered `-32700`.
 
-use super::FeedResult;
+use super::{EndOfInput, FeedResult};
 
-/// The longest header line kept, in bytes. A longer line is malformed (its last bytes
-/// are still searched for `Content-Length:`, to resynchronise).
-pub const MAX_HEADER_LINE: usize = 128;
+/// The longest header line read, in bytes, its line end excluded. A longer line is
+/// malformed (its last 128 bytes are still searched for `Content-Length:`, to
+/// resynchronise).
+pub const MAX_HEADER_LINE: usize = 1024;
+
+/// The header line buffer: a line of `MAX_HEADER_LINE` bytes and its `\r`.
+const LINE_BUF: usize = MAX_HEADER_LINE + 1;
+
+/// The bytes an overlong header line keeps, its last ones: where a `Content-Length:`
+/// to resynchronise on would be, after garbage.
+const TAIL: usize = 128;
+
+/// The largest `Content-Length` taken as a length: 1 GiB, far above any frame buffer.
+/// A larger one is a malformed header, so that a hostile or broken length
+/// (`9223372036854775808`) does not swallow the rest of the stream; the stream
+/// resynchronises at the next `Content-Length:` line instead.
+pub const MAX_CONTENT_LENGTH: u64 = 1 << 30;
 
 const NAME: &[u8] = b"content-length";
 
@@ -51,7 +70,7 @@ pub struct ContentLengthAccumulator<const N: usize> {
     buf: [u8; N],
     state: State,
     /// The header line being read.
-    line: [u8; MAX_HEADER_LINE],
+    line: [u8; LINE_BUF],
     line_len: usize,
     /// The header line outgrew `line`: only its last bytes are kept.
     line_overflowed: bool,
@@ -100,7 +119,7 @@ impl<const N: usize> ContentLengthAccumulator<N> {
         Self {
             buf: [0; N],
             state: FRESH,
-            line: [0; MAX_HEADER_LINE],
+            line: [0; LINE_BUF],
             line_len: 0,
             line_overflowed: false,
         }
@@ -116,6 +135,28 @@ impl<const N: usize> ContentLengthAccumulator<N> {
         self.state = FRESH;
         self.line_len = 0;
         self.line_overflowed = false;
+    }
+
+    /// Ends the input: a message begun and not finished (a header line or block, a
+    /// body shorter than its `Content-Length`) is [`EndOfInput::Truncated`]; nothing,
+    /// blank lines, or bytes answered already (after a malformed header, in an
+    /// oversized body) are [`EndOfInput::Nothing`]. The accumulator is empty afterwards.
+    pub fn finish(&mut self) -> EndOfInput<'_> {
+        let pending = self
+            .line
+            .get(..self.line_len)
+            .is_some_and(|line| !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')));
+        let truncated = match self.state {
+            State::Body { .. } => true,
+            State::Skip { .. } | State::Header { bad: true, .. } => false,
+            State::Header { lines, .. } => lines > 0 || pending || self.line_overflowed,
+        };
+        self.clear();
+        if truncated {
+            EndOfInput::Truncated
+        } else {
+            EndOfInput::Nothing
+        }
     }
 
     /// Feeds bytes in; stops at the first complete body (or oversized or malformed
@@ -181,13 +222,13 @@ impl<const N: usize> ContentLengthAccumulator<N> {
             return;
         }
         self.line_overflowed = true;
-        // Keep the last MAX_HEADER_LINE bytes of line + bytes.
-        let keep_old = MAX_HEADER_LINE
-            .saturating_sub(bytes.len())
-            .min(self.line_len);
+        // Keep the last TAIL bytes of line + bytes: few, so that a long line fed a byte
+        // at a time costs few bytes moved per byte (the buffer fills up again before
+        // the next move).
+        let keep_old = TAIL.saturating_sub(bytes.len()).min(self.line_len);
         self.line
             .copy_within(self.line_len - keep_old..self.line_len, 0);
-        let new_tail = bytes.get(bytes.len().saturating_sub(MAX_HEADER_LINE - keep_old)..);
+        let new_tail = bytes.get(bytes.len().saturating_sub(TAIL - keep_old)..);
         let new_tail = new_tail.unwrap_or(&[]);
         if let Some(dst) = self.line.get_mut(keep_old..keep_old + new_tail.len()) {
             dst.copy_from_slice(new_tail);
@@ -213,7 +254,7 @@ impl<const N: usize> ContentLengthAccumulator<N> {
             [head @ .., b'\r'] => head,
             line => line,
         };
-        let mut meaning = if overflowed {
+        let mut meaning = if overflowed || line.len() > MAX_HEADER_LINE {
             Line::Malformed
         } else {
             classify(line)
@@ -233,13 +274,18 @@ impl<const N: usize> ContentLengthAccumulator<N> {
         }
         match meaning {
             Line::Malformed => (length, lines, bad) = (None, 0, true),
-            Line::Blank if bad => (length, lines, bad) = (None, 0, false),
-            Line::Blank if lines == 0 => {}
+            // After a malformed header, its blank line and its body are skipped too.
+            Line::Blank if bad || lines == 0 => {}
             Line::Blank => {
                 self.state = match length {
                     Some(n) if n > N => State::Skip { left: n },
                     Some(n) => State::Body { len: n, have: 0 },
-                    None => FRESH,
+                    // A block without `Content-Length`: its body is skipped as above.
+                    None => State::Header {
+                        length: None,
+                        lines: 0,
+                        bad: true,
+                    },
                 };
                 return match length {
                     None => Some(Event::Malformed),
@@ -296,13 +342,16 @@ fn classify(line: &[u8]) -> Line {
             Line::Other
         };
     }
-    if value.is_empty() || value.len() > 19 || !value.iter().all(u8::is_ascii_digit) {
+    if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
         return Line::Malformed;
     }
-    let n = value.iter().fold(0usize, |n, &d| {
-        n.saturating_mul(10).saturating_add((d - b'0') as usize)
+    let n = value.iter().fold(0u64, |n, &d| {
+        n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
     });
-    Line::Length(n)
+    match usize::try_from(n) {
+        Ok(n) if (n as u64) <= MAX_CONTENT_LENGTH => Line::Length(n),
+        _ => Line::Malformed,
+    }
 }
 
 fn trim(mut s: &[u8]) -> &[u8] {
@@ -431,8 +480,9 @@ mod tests {
                 b"Content-Type: a\r\n\r\n",
                 b"Content-Length: 1\r\nContent-Length: 2\r\n\r\nContent-Length: 1\r\n\r\n3",
                 // A body shorter than declared swallows the start of the next
-                // header, and that message is lost; the stream resynchronises on the
-                // `Content-Length:` that follows garbage on a line.
+                // header, and that message is lost, answered once (its header's rest
+                // is malformed, its body skipped with it); the stream resynchronises
+                // on the `Content-Length:` that follows garbage on a line.
                 b"Content-Length: 5\r\n\r\n[]Content-Length: 1\r\n\r\n4",
                 b"Content-Length: 1\r\n\r\n5",
             ],
@@ -449,7 +499,6 @@ mod tests {
                 f(b"3"),
                 f(b"[]Con"),
                 Ev::Malformed,
-                Ev::Malformed,
                 f(b"5"),
             ]
         );
@@ -461,6 +510,86 @@ mod tests {
         let mut garbage = std::vec![b'x'; 1000];
         garbage.extend_from_slice(b"Content-Length: 2\r\n\r\nok");
         assert_eq!(run(&mut acc, &[&garbage]), [Ev::Malformed, f(b"ok")]);
+    }
+
+    #[test]
+    fn a_malformed_header_and_its_body_are_answered_once() {
+        let mut acc = ContentLengthAccumulator::<64>::new();
+        let got = run(
+            &mut acc,
+            &[
+                b"Content-Length: abc\r\n\r\n{\"id\":1}\r\n",
+                // Skipped until a `Content-Length:` line.
+                b"Content-Type: a\r\n\r\n",
+                b"Content-Length: 1\r\n\r\n1",
+                // No `Content-Length`: its body is skipped too, and the next header
+                // after it on the same line resynchronises.
+                b"Content-Type: a\r\n\r\n{\"id\":2}",
+                b"Content-Length: 2\r\n\r\n[]",
+            ],
+        );
+        assert_eq!(got, [Ev::Malformed, f(b"1"), Ev::Malformed, f(b"[]")]);
+        assert_eq!(acc.finish(), EndOfInput::Nothing);
+    }
+
+    #[test]
+    fn header_lines_up_to_the_limit_are_read() {
+        for len in [100, 127, 128, 129, 1000, MAX_HEADER_LINE] {
+            let mut stream = b"Content-Length: 2\r\nX-Long: ".to_vec();
+            stream.resize(stream.len() - 8 + len, b'a');
+            stream.extend_from_slice(b"\r\n\r\n[]Content-Length: 1\r\n\r\n1");
+            let mut acc = ContentLengthAccumulator::<16>::new();
+            assert_eq!(run(&mut acc, &[&stream]), [f(b"[]"), f(b"1")], "{len}");
+        }
+        let mut stream = b"Content-Length: 2\r\nX-Long: ".to_vec();
+        stream.resize(stream.len() - 8 + MAX_HEADER_LINE + 1, b'a');
+        stream.extend_from_slice(b"\r\n\r\n[]Content-Length: 1\r\n\r\n1");
+        let mut acc = ContentLengthAccumulator::<16>::new();
+        assert_eq!(run(&mut acc, &[&stream]), [Ev::Malformed, f(b"1")]);
+    }
+
+    #[test]
+    fn a_length_past_the_sanity_bound_is_malformed() {
+        let mut acc = ContentLengthAccumulator::<16>::new();
+        let got = run(
+            &mut acc,
+            &[
+                b"Content-Length: 9223372036854775808\r\n\r\n[1]",
+                b"Content-Length: 1073741825\r\n\r\n[2]",
+                b"Content-Length: 99999999999999999999999\r\n\r\n[3]",
+                b"Content-Length: 1\r\n\r\n4",
+                b"Content-Length: 1073741824\r\n\r\n",
+            ],
+        );
+        // The first is answered, the two after it are skipped with it as garbage.
+        assert_eq!(got, [Ev::Malformed, f(b"4"), Ev::Oversized]);
+    }
+
+    #[test]
+    fn the_end_of_input_inside_a_message_is_truncated() {
+        let cases: [(&[u8], EndOfInput<'_>); 9] = [
+            (b"", EndOfInput::Nothing),
+            (b"\r\n\r\n \r", EndOfInput::Nothing),
+            (b"Content-Length: 2\r\n\r\n[]\r\n", EndOfInput::Nothing),
+            (b"Content-Len", EndOfInput::Truncated),
+            (b"Content-Length: 2\r\n", EndOfInput::Truncated),
+            (b"Content-Length: 2\r\n\r\n", EndOfInput::Truncated),
+            (b"Content-Length: 2\r\n\r\n[", EndOfInput::Truncated),
+            (b"Content-Length: x\r\n\r\n[", EndOfInput::Nothing),
+            (b"Content-Length: 20\r\n\r\n[", EndOfInput::Nothing),
+        ];
+        for (stream, want) in cases {
+            let mut acc = ContentLengthAccumulator::<16>::new();
+            run(&mut acc, &[stream]);
+            assert_eq!(
+                acc.finish(),
+                want,
+                "{:?}",
+                std::string::String::from_utf8_lossy(stream)
+            );
+            // Empty afterwards.
+            assert_eq!(run(&mut acc, &[b"Content-Length: 1\r\n\r\n1"]), [f(b"1")]);
+        }
     }
 
     #[test]

@@ -49,11 +49,33 @@ pub enum FeedResult<'a, 'b> {
     },
 }
 
+/// What a framer still held when its input ended (see [`Framer::finish`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum EndOfInput<'a> {
+    /// Nothing to answer: no bytes, blank lines only, or bytes answered already (a
+    /// malformed header, an oversized body).
+    Nothing,
+    /// A last frame that the end of input completes (a last line without its newline):
+    /// answer it as any other frame.
+    Frame(&'a [u8]),
+    /// A last frame longer than the buffer: answer with [`oversized_frame_reply`].
+    Oversized,
+    /// A message cut short (a header block, or a body shorter than its
+    /// `Content-Length`): answer with `-32700 Parse error`, `"id":null`, as
+    /// [`answer_end`] does.
+    Truncated,
+}
+
 /// A framing: cuts incoming bytes into frames, and frames outgoing replies.
 pub trait Framer {
     /// Feeds bytes in; stops at the first event and returns it with the input not yet
     /// taken.
     fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b>;
+
+    /// Ends the input: says what was left (the framer is then empty, ready for a new
+    /// stream). Every serve loop calls it once its reader ends, through
+    /// [`answer_end`].
+    fn finish(&mut self) -> EndOfInput<'_>;
 
     /// The largest frame, in bytes.
     fn max_frame(&self) -> usize;
@@ -68,6 +90,10 @@ pub trait Framer {
 impl<const N: usize> Framer for newline::LineAccumulator<N> {
     fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {
         newline::LineAccumulator::feed(self, input)
+    }
+
+    fn finish(&mut self) -> EndOfInput<'_> {
+        newline::LineAccumulator::finish(self)
     }
 
     fn max_frame(&self) -> usize {
@@ -86,6 +112,10 @@ impl<const N: usize> Framer for newline::LineAccumulator<N> {
 impl<const N: usize> Framer for content_length::ContentLengthAccumulator<N> {
     fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {
         content_length::ContentLengthAccumulator::feed(self, input)
+    }
+
+    fn finish(&mut self) -> EndOfInput<'_> {
+        content_length::ContentLengthAccumulator::finish(self)
     }
 
     fn max_frame(&self) -> usize {
@@ -157,19 +187,61 @@ pub fn answer_next<'o, C, F: Framer + ?Sized>(
                 malformed_frame_reply(output).map(<[u8]>::len)
             }
         };
-        let len = match len {
+        match len {
             Ok(0) | Err(_) => continue,
-            Ok(len) => len,
-        };
-        let mut header = [0u8; 40];
-        let header_len = framer.reply_header(len, &mut header).len();
-        let body: &'o [u8] = output;
-        return Some(FramedReply {
-            header,
-            header_len,
-            body: body.get(..len).unwrap_or(&[]),
-            trailer: framer.reply_trailer(),
-        });
+            Ok(len) => return Some(framed(framer, output, len)),
+        }
+    }
+}
+
+/// The first `len` bytes of `output`, framed by `framer`.
+fn framed<'o, F: Framer + ?Sized>(framer: &F, output: &'o [u8], len: usize) -> FramedReply<'o> {
+    let mut header = [0u8; 40];
+    let header_len = framer.reply_header(len, &mut header).len();
+    FramedReply {
+        header,
+        header_len,
+        body: output.get(..len).unwrap_or(&[]),
+        trailer: framer.reply_trailer(),
+    }
+}
+
+/// Ends the input of `framer` ([`Framer::finish`]) and answers what it held: a last
+/// frame as [`answer_next`] would, an oversized one with `-32600`, a message cut short
+/// with `-32700 Parse error` (`"id":null`). Returns the framed reply, or `None` when
+/// there is nothing to answer. Call it once the reader ends, after the last chunk.
+///
+/// ```
+/// use jsonrpc_slice::frame::{answer_chunk, answer_end, newline::LineAccumulator};
+/// use jsonrpc_slice::{demo, Server};
+///
+/// let server = Server::new(demo::TABLE);
+/// let mut framer = LineAccumulator::<1024>::new();
+/// let mut out = [0u8; 1024];
+/// let chunk = b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1,2],\"id\":1}";
+/// answer_chunk(&server, &mut (), &mut framer, chunk, &mut out, |_| Err(()))?;
+/// let reply = answer_end(&server, &mut (), &mut framer, &mut out).expect("a reply");
+/// assert_eq!(reply.pieces().concat(), b"{\"jsonrpc\":\"2.0\",\"result\":3,\"id\":1}\n");
+/// # Ok::<(), ()>(())
+/// ```
+pub fn answer_end<'o, C, F: Framer + ?Sized>(
+    server: &Server<C>,
+    ctx: &mut C,
+    framer: &mut F,
+    output: &'o mut [u8],
+) -> Option<FramedReply<'o>> {
+    let max_frame = framer.max_frame();
+    let len = match framer.finish() {
+        EndOfInput::Nothing => return None,
+        EndOfInput::Frame(frame) => server.handle(ctx, frame, output),
+        EndOfInput::Oversized => oversized_frame_reply(max_frame, output),
+        // What an empty frame gets: `-32700`, `"id":null`.
+        EndOfInput::Truncated => server.handle(ctx, &[], output),
+    }
+    .map(<[u8]>::len);
+    match len {
+        Ok(0) | Err(_) => None,
+        Ok(len) => Some(framed(framer, output, len)),
     }
 }
 

@@ -9,7 +9,7 @@
 //! A JSON-RPC message never needs a raw newline (JSON allows one only as whitespace),
 //! so the codec's replies, which are compact, never hold one either.
 
-pub use super::FeedResult;
+pub use super::{EndOfInput, FeedResult};
 use crate::scan::FAST_PATHS;
 
 /// How a line ended (see `LineAccumulator::end_line`).
@@ -89,6 +89,19 @@ impl<const N: usize> LineAccumulator<N> {
         self.len = 0;
         self.overflowed = false;
         self.held_cr = false;
+    }
+
+    /// Ends the input: the last line, if its newline never came, is complete all the
+    /// same (a file without a final newline, `printf '{…}' | serve`). Blank, it is
+    /// [`EndOfInput::Nothing`]; longer than the buffer, [`EndOfInput::Oversized`];
+    /// otherwise the frame, to be handled (JSON cut short is then `-32700`). The
+    /// accumulator is empty afterwards.
+    pub fn finish(&mut self) -> EndOfInput<'_> {
+        match self.end_line() {
+            LineEnd::Blank => EndOfInput::Nothing,
+            LineEnd::Oversized => EndOfInput::Oversized,
+            LineEnd::Frame(len) => EndOfInput::Frame(self.buf.get(..len).unwrap_or(&[])),
+        }
     }
 
     /// Feeds bytes in; stops at the first complete line (or oversized line) and
@@ -269,6 +282,27 @@ mod tests {
         assert_eq!(frames(&mut acc, b"1234567", &mut out), 0);
         assert_eq!(frames(&mut acc, b"89\n1\n", &mut out), 2);
         assert_eq!(&out[..2], &[(0, false), (1, true)]);
+    }
+
+    #[test]
+    fn the_end_of_input_completes_the_last_line() {
+        let mut out = [(0, false); 8];
+        let cases: [(&[u8], EndOfInput<'_>); 7] = [
+            (b"", EndOfInput::Nothing),
+            (b"1\n \t\r", EndOfInput::Nothing),
+            (b"1\n[2]", EndOfInput::Frame(b"[2]")),
+            (b"[2]\r", EndOfInput::Frame(b"[2]")),
+            (b"1234", EndOfInput::Frame(b"1234")),
+            (b"1234\r", EndOfInput::Frame(b"1234")),
+            (b"12345", EndOfInput::Oversized),
+        ];
+        for (stream, want) in cases {
+            let mut acc = LineAccumulator::<4>::new();
+            frames(&mut acc, stream, &mut out);
+            assert_eq!(acc.finish(), want);
+            assert_eq!(acc.pending(), 0);
+            assert_eq!(acc.finish(), EndOfInput::Nothing);
+        }
     }
 
     #[test]

@@ -150,6 +150,9 @@ pub struct ResultWriter<'o> {
     len: usize,
     /// Writes may not go past this offset (`<= buf.len()`).
     end: usize,
+    /// The work budget left: how far `end` may still be, which every rollback lowers
+    /// by the bytes it drops (`usize::MAX`: no budget; see `set_allowance`).
+    allowance: usize,
     /// `false` while a notification's handler runs: everything is accepted and dropped.
     live: bool,
     /// A write did not fit since the last checkpoint.
@@ -187,6 +190,7 @@ impl<'o> ResultWriter<'o> {
             buf,
             len: 0,
             end,
+            allowance: usize::MAX,
             live: true,
             full: false,
             value: ValueState {
@@ -346,7 +350,8 @@ impl<'o> ResultWriter<'o> {
         self.len
     }
 
-    /// Drops everything written after `mark` and clears the full flag.
+    /// Drops everything written after `mark` and clears the full flag. The bytes
+    /// dropped are taken off the allowance, and `end` comes down to it if needed.
     // Out of line in the compact build (the condition of `scan::FAST_PATHS`): flash.
     #[cfg_attr(
         not(all(target_pointer_width = "64", not(jsonrpc_slice_compact))),
@@ -354,8 +359,19 @@ impl<'o> ResultWriter<'o> {
     )]
     #[cfg_attr(all(target_pointer_width = "64", not(jsonrpc_slice_compact)), inline)]
     pub(crate) fn rollback(&mut self, mark: usize) {
-        self.len = mark.min(self.len);
+        let keep = mark.min(self.len);
+        self.allowance = self.allowance.saturating_sub(self.len - keep);
+        self.end = self.end.min(self.allowance);
+        self.len = keep;
         self.full = false;
+    }
+
+    /// Sets the work budget: from now on, the bytes kept plus the bytes rolled back
+    /// reach at most `bytes` (counted from the start of the buffer), because each
+    /// rollback lowers `end` by what it drops. `usize::MAX` lifts it. The caller sets
+    /// `end` no higher than `bytes` (see `Server::batch`).
+    pub(crate) fn set_allowance(&mut self, bytes: usize) {
+        self.allowance = bytes;
     }
 
     /// Sets how far writes may go (clamped to the buffer), returning the old limit.
