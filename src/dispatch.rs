@@ -29,6 +29,17 @@ use crate::write::{Message, ResultWriter, WriteError};
 pub type Handler<C> =
     for<'p> fn(&mut C, Params<'p>, &mut ResultWriter<'_>) -> Result<(), RpcError<'p>>;
 
+/// The handler for method names a table lacks (see [`Server::with_fallback`]): a
+/// [`Handler`] that is given the name it was called with, escapes as sent.
+pub type Fallback<C> =
+    for<'p> fn(&mut C, RawStr<'p>, Params<'p>, &mut ResultWriter<'_>) -> Result<(), RpcError<'p>>;
+
+/// What runs a call: a method's handler, or the fallback.
+enum Target<C: 'static> {
+    Method(Handler<C>),
+    Fallback(Fallback<C>),
+}
+
 /// One row of a method table: a name and its handler.
 pub struct Method<C: 'static> {
     name: &'static str,
@@ -257,6 +268,8 @@ impl core::error::Error for OutputTooSmall {}
 pub struct Server<C: 'static> {
     table: MethodTable<C>,
     limits: Limits,
+    /// The handler for names the table lacks.
+    fallback: Option<Fallback<C>>,
 }
 
 impl<C> fmt::Debug for Server<C> {
@@ -274,7 +287,40 @@ impl<C> Server<C> {
         Self {
             table,
             limits: Limits::DEFAULT,
+            fallback: None,
         }
+    }
+
+    /// The same server with a handler for every method name the table lacks (`$/…`
+    /// notifications, a proxy, names matched by a pattern): it is given the name, and
+    /// answers `-32601` itself with [`RpcError::method_not_found`] for names it does
+    /// not serve either. Without one, such calls get `-32601` and such notifications
+    /// are dropped.
+    ///
+    /// ```
+    /// use jsonrpc_slice::{method_table, MethodTable, Params, RawStr, ResultWriter, RpcError, Server};
+    ///
+    /// fn version<'p>(_: &mut (), _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    ///     Ok(out.str("1.0")?)
+    /// }
+    /// /// Every `$/` method is accepted and ignored; other names are not found.
+    /// fn dollar<'p>(_: &mut (), method: RawStr<'p>, _: Params<'p>, _: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    ///     match method.as_raw().starts_with(b"$/") {
+    ///         true => Ok(()),
+    ///         false => Err(RpcError::method_not_found()),
+    ///     }
+    /// }
+    /// static SERVER: Server<()> = Server::new(method_table! { "version" => version }).with_fallback(dollar);
+    /// let mut out = [0u8; 128];
+    /// let reply = SERVER.handle(&mut (), br#"{"jsonrpc":"2.0","method":"$/ping","id":1}"#, &mut out)?;
+    /// assert_eq!(reply, br#"{"jsonrpc":"2.0","result":null,"id":1}"#);
+    /// let reply = SERVER.handle(&mut (), br#"{"jsonrpc":"2.0","method":"nope","id":2}"#, &mut out)?;
+    /// assert_eq!(reply, br#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}"#);
+    /// # Ok::<(), jsonrpc_slice::OutputTooSmall>(())
+    /// ```
+    pub const fn with_fallback(mut self, handler: Fallback<C>) -> Self {
+        self.fallback = Some(handler);
+        self
     }
 
     /// The same server with other limits.
@@ -418,10 +464,10 @@ impl<C> Server<C> {
         let mark = w.mark();
         let (id, failure) = match call {
             Call::Invalid { id, reason } => (id, Failure::Invalid(reason)),
-            Call::Request(req) => match (self.table.find(req.method), req.id) {
+            Call::Request(req) => match (self.target(req.method), req.id) {
                 (None, None) => return Ok(()),
                 (None, Some(id)) => (id, Failure::NotFound),
-                (Some(handler), id) => match self.call(ctx, handler, req.params, id, w) {
+                (Some(target), id) => match self.call(ctx, target, req.method, req.params, id, w) {
                     Ok(()) => return Ok(()),
                     // Only a call fails: a notification's outcome is dropped.
                     Err(failure) => (id.unwrap_or(Id::NULL), failure),
@@ -433,12 +479,21 @@ impl<C> Server<C> {
 
     /// Runs a handler for a request and, for a call, writes its result and the rest
     /// of the reply, or says why the call gets an error reply instead.
+    /// What runs a call of `method`.
+    fn target(&self, method: RawStr<'_>) -> Option<Target<C>> {
+        match self.table.find(method) {
+            Some(handler) => Some(Target::Method(handler)),
+            None => self.fallback.map(Target::Fallback),
+        }
+    }
+
     fn call<'p>(
         &self,
         ctx: &mut C,
-        handler: Handler<C>,
+        target: Target<C>,
+        method: RawStr<'p>,
         params: Option<RawJson<'p>>,
-        id: Option<Id<'_>>,
+        id: Option<Id<'p>>,
         w: &mut ResultWriter<'_>,
     ) -> Result<(), Failure<'p>> {
         // A notification's handler runs all the same, its writes dropped.
@@ -448,19 +503,35 @@ impl<C> Server<C> {
         }
         w.set_live(live);
         w.begin_value();
-        let outcome = handler(ctx, Params::new(params), w);
+        let params = Params::of_call(params, id);
+        let outcome = match target {
+            Target::Method(handler) => handler(ctx, params, w),
+            Target::Fallback(fallback) => fallback(ctx, method, params, w),
+        };
         w.set_live(true);
+        // An error the handler wrote itself (`ResultWriter::error`): its reply is that
+        // error, whatever it returned.
+        let wrote_error = w.take_error();
         let Some(id) = id else {
             return Ok(());
         };
         if w.overflowed() {
             return Err(Failure::TooLarge);
         }
-        outcome.map_err(Failure::Handler)?;
-        let written = match w.finish_value() {
-            Ok(true) => Ok(()),
-            Ok(false) => w.push(b"null"),
-            Err(_) => return Err(Failure::Incomplete),
+        if wrote_error.is_none() {
+            outcome.map_err(Failure::Handler)?;
+        }
+        let written = match (w.finish_value(), wrote_error) {
+            (Ok(true), None) => Ok(()),
+            (Ok(false), None) => w.push(b"null"),
+            // The error's data, or none: then no `,"data":` either.
+            (Ok(done), Some(data_at)) => {
+                if !done {
+                    w.rollback(data_at);
+                }
+                w.push_byte(b'}')
+            }
+            (Err(_), _) => return Err(Failure::Incomplete),
         };
         written
             .and_then(|()| w.result_suffix(id))

@@ -81,6 +81,12 @@ impl<'a> RpcError<'a> {
         Self::new(code::INVALID_PARAMS, "Invalid params")
     }
 
+    /// `-32601 Method not found` (for a fallback handler: see
+    /// [`Server::with_fallback`](crate::Server::with_fallback)).
+    pub const fn method_not_found() -> Self {
+        Self::new(code::METHOD_NOT_FOUND, "Method not found")
+    }
+
     /// `-32603 Internal error`.
     pub const fn internal() -> Self {
         Self::new(code::INTERNAL_ERROR, "Internal error")

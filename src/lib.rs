@@ -148,7 +148,7 @@ pub mod serde;
 pub mod std_io;
 pub mod write;
 
-pub use dispatch::{Handler, Method, MethodTable, OutputTooSmall, Server};
+pub use dispatch::{Fallback, Handler, Method, MethodTable, OutputTooSmall, Server};
 pub use error::RpcError;
 pub use id::{Id, IdKind};
 pub use limits::Limits;

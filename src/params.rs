@@ -1,9 +1,16 @@
-//! Params: what a handler gets to read its arguments from.
+//! Params: what a handler gets to read its arguments from, and the call they came
+//! with.
 
+use crate::id::Id;
 use crate::raw::{Elements, Kind, Members, RawJson};
 
 /// The `params` of a request, as a borrowed raw JSON view: an array (positional), an
 /// object (named), or absent. Nothing is decoded until asked for.
+///
+/// A handler's `Params` also carry the id of the call they came with
+/// ([`id`](Self::id); none for a notification), for progress tokens, cancellation and
+/// logs. (A handler knows its method's name; a fallback handler, which serves the
+/// names a table lacks, is given it: see [`Server::with_fallback`](crate::Server::with_fallback).)
 ///
 /// ```
 /// use jsonrpc_slice::{Params, RawJson};
@@ -18,12 +25,44 @@ use crate::raw::{Elements, Kind, Members, RawJson};
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Params<'a> {
     raw: Option<RawJson<'a>>,
+    id: Option<Id<'a>>,
 }
 
 impl<'a> Params<'a> {
-    /// Params from a raw value (an array or an object), or none.
+    /// Params from a raw value (an array or an object), or none, outside any call:
+    /// no id, and an empty method name.
     pub const fn new(raw: Option<RawJson<'a>>) -> Self {
-        Self { raw }
+        Self { raw, id: None }
+    }
+
+    /// The params of a call with `id` (none: a notification).
+    pub const fn of_call(raw: Option<RawJson<'a>>, id: Option<Id<'a>>) -> Self {
+        Self { raw, id }
+    }
+
+    /// The id of the call, exactly as received; `None` for a notification (whose
+    /// result and errors are dropped).
+    ///
+    /// ```
+    /// use jsonrpc_slice::{method_table, Params, ResultWriter, RpcError, Server};
+    ///
+    /// // Echoes the request's id back as its result.
+    /// fn whoami<'p>(_: &mut (), p: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    ///     Ok(out.raw(p.id().expect("a call").as_raw())?)
+    /// }
+    /// static SERVER: Server<()> = Server::new(method_table! { "whoami" => whoami });
+    /// let mut out = [0u8; 64];
+    /// let reply = SERVER.handle(&mut (), br#"{"jsonrpc":"2.0","method":"whoami","id":"a-1"}"#, &mut out)?;
+    /// assert_eq!(reply, br#"{"jsonrpc":"2.0","result":"a-1","id":"a-1"}"#);
+    /// # Ok::<(), jsonrpc_slice::OutputTooSmall>(())
+    /// ```
+    pub const fn id(&self) -> Option<Id<'a>> {
+        self.id
+    }
+
+    /// `true` for a notification: a call without an id, never answered.
+    pub const fn is_notification(&self) -> bool {
+        self.id.is_none()
     }
 
     /// The params exactly as received, if present.

@@ -357,6 +357,9 @@ pub struct RawStr<'a> {
 }
 
 impl<'a> RawStr<'a> {
+    /// The empty string.
+    pub const EMPTY: RawStr<'static> = RawStr { raw: b"" };
+
     #[inline]
     pub(crate) const fn trusted(raw: &'a [u8]) -> Self {
         Self { raw }
@@ -425,6 +428,47 @@ impl<'a> RawStr<'a> {
             n += 1;
         }
         core::str::from_utf8(buf.get(..n)?).ok()
+    }
+}
+
+/// The decoded string (escapes decoded), for messages and logs:
+/// `format_args!("no tool {name}")`.
+///
+/// ```
+/// use jsonrpc_slice::RawJson;
+///
+/// let name = RawJson::new(br#""t\u00e9\"st""#)?.as_str().unwrap();
+/// assert_eq!(format!("{name}"), "té\"st");
+/// # Ok::<(), jsonrpc_slice::scan::ScanError>(())
+/// ```
+impl fmt::Display for RawStr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(plain) = self.as_plain_str() {
+            return f.write_str(plain);
+        }
+        // One character at a time from the decoded UTF-8 bytes.
+        let mut char_buf = [0u8; 4];
+        let mut have = 0;
+        for b in self.bytes() {
+            if let Some(slot) = char_buf.get_mut(have) {
+                *slot = b;
+                have += 1;
+            }
+            let first = char_buf.first().copied().unwrap_or(0);
+            let width = match first {
+                0..=0x7F => 1,
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                _ => 4,
+            };
+            if have >= width {
+                let s =
+                    core::str::from_utf8(char_buf.get(..have).unwrap_or(&[])).unwrap_or("\u{fffd}");
+                f.write_str(s)?;
+                have = 0;
+            }
+        }
+        Ok(())
     }
 }
 

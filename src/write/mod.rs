@@ -83,6 +83,22 @@ impl<'m> Message<'m> {
     }
 }
 
+/// `fmt::Write` into a writer, escaping as JSON strings need.
+pub(crate) struct Escaping<'w, 'o> {
+    pub(crate) w: &'w mut ResultWriter<'o>,
+    /// The write error behind a `fmt::Error`.
+    pub(crate) err: Option<WriteError>,
+}
+
+impl fmt::Write for Escaping<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.w.escaped(s).map_err(|e| {
+            self.err = Some(e);
+            fmt::Error
+        })
+    }
+}
+
 /// `(v / 10, v % 10)`. A 64-bit target divides by multiplying; elsewhere a 64-bit
 /// division is a library call (`__aeabi_uldivmod`, 0.9 KiB of flash on a Cortex-M),
 /// so the division is done in three 32-bit steps.
@@ -157,6 +173,11 @@ pub struct ResultWriter<'o> {
     live: bool,
     /// A write did not fit since the last checkpoint.
     full: bool,
+    /// Where the reply being written starts (`usize::MAX` outside a handler's call).
+    reply_at: usize,
+    /// After [`error`](ResultWriter::error): where the error's `,"data":` starts;
+    /// 0 when the handler wrote no error.
+    error_data_at: usize,
     /// Structure of the value being written.
     value: ValueState,
 }
@@ -193,6 +214,8 @@ impl<'o> ResultWriter<'o> {
             allowance: usize::MAX,
             live: true,
             full: false,
+            reply_at: usize::MAX,
+            error_data_at: 0,
             value: ValueState {
                 depth: 0,
                 // Any bits: none above `depth` is read before `open` shifts it in.
@@ -604,7 +627,16 @@ impl<'o> ResultWriter<'o> {
     /// Writes the start of a success reply, up to where the result goes.
     #[inline]
     pub(crate) fn result_prefix(&mut self) -> Result<(), WriteError> {
+        self.reply_at = self.len;
         self.push_array(b"{\"jsonrpc\":\"2.0\",\"result\":")
+    }
+
+    /// After a handler: where the `data` of the error it wrote starts, if it wrote one
+    /// (and the writer is out of the handler's call).
+    pub(crate) fn take_error(&mut self) -> Option<usize> {
+        self.reply_at = usize::MAX;
+        let at = core::mem::replace(&mut self.error_data_at, 0);
+        (at != 0).then_some(at)
     }
 
     /// Writes the end of a success reply, after the result.
@@ -618,6 +650,94 @@ impl<'o> ResultWriter<'o> {
     }
 
     // ---- the handler's API ---------------------------------------------------------
+
+    /// Makes the reply an error with `code` and a message made at run time (anything
+    /// `Display`: `format_args!`, a number, a [`RawStr`](crate::RawStr) from the
+    /// params), written straight into the reply buffer and escaped. What the handler
+    /// writes next through this writer, one value, becomes the error's `data`; it may
+    /// write none. Whatever it wrote of a result before is dropped, and whatever it
+    /// returns afterwards, the reply is this error: return the [`RpcError`] this gives
+    /// back, which says so. One error per call: a second is refused with
+    /// [`WriteError::Misuse`]. (For a notification nothing is written, as always.)
+    ///
+    /// The error is held to the same rules as a result: when the message or the data
+    /// does not fit, the reply becomes `-32603` with the same id (so does a message of
+    /// a few bytes less than the room left, which has no room for the `,"data":` that
+    /// is written with it); a `data` value left unfinished is a `-32603` too. Errors
+    /// known at compile time cost less as a plain [`RpcError`].
+    ///
+    /// ```
+    /// use jsonrpc_slice::{method_table, Params, ResultWriter, RpcError, Server};
+    ///
+    /// fn open<'p>(_: &mut (), p: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    ///     let path = p.nth(0).and_then(|v| v.as_str()).ok_or(RpcError::invalid_params())?;
+    ///     let line = 42;
+    ///     let e = out.error(-32001, format_args!("cannot open {path} (line {line})"))?;
+    ///     out.begin_object()?;
+    ///     out.key("errno")?;
+    ///     out.i64(2)?;
+    ///     out.end()?;
+    ///     Err(e)
+    /// }
+    /// static SERVER: Server<()> = Server::new(method_table! { "open" => open });
+    /// let mut out = [0u8; 256];
+    /// let reply = SERVER.handle(&mut (), br#"{"jsonrpc":"2.0","method":"open","params":["C:\\x.txt"],"id":1}"#, &mut out)?;
+    /// assert_eq!(
+    ///     std::str::from_utf8(reply).unwrap(),
+    ///     r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"cannot open C:\\x.txt (line 42)","data":{"errno":2}},"id":1}"#
+    /// );
+    /// # Ok::<(), jsonrpc_slice::OutputTooSmall>(())
+    /// ```
+    pub fn error(
+        &mut self,
+        code: i32,
+        message: impl fmt::Display,
+    ) -> Result<crate::error::RpcError<'static>, WriteError> {
+        if self.reply_at == usize::MAX || self.error_data_at != 0 {
+            // Not in a handler's call (there is no reply to turn into an error), or an
+            // error was written already.
+            return Err(WriteError::Misuse);
+        }
+        self.rollback(self.reply_at);
+        self.push(b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":")?;
+        self.i64_digits(i64::from(code))?;
+        self.push(b",\"message\":\"")?;
+        self.escaped_display(message)?;
+        self.push_byte(b'"')?;
+        let data_at = self.len;
+        self.push(b",\"data\":")?;
+        // Never 0: the error's head is before it.
+        self.error_data_at = data_at;
+        self.begin_value();
+        Ok(crate::error::RpcError::new(code, "(written in the reply)"))
+    }
+
+    /// A string value: `v` formatted with `Display`, escaped as JSON needs.
+    ///
+    /// ```
+    /// use jsonrpc_slice::ResultWriter;
+    ///
+    /// let mut buf = [0u8; 32];
+    /// let mut w = ResultWriter::new(&mut buf);
+    /// w.display(format_args!("TODO on line {}", 3))?;
+    /// assert_eq!(w.written(), br#""TODO on line 3""#);
+    /// # Ok::<(), jsonrpc_slice::WriteError>(())
+    /// ```
+    pub fn display(&mut self, v: impl fmt::Display) -> Result<(), WriteError> {
+        self.string_start()?;
+        self.escaped_display(v)?;
+        self.string_end()
+    }
+
+    /// Writes `v` formatted, escaped (no quotes).
+    pub(crate) fn escaped_display(&mut self, v: impl fmt::Display) -> Result<(), WriteError> {
+        let mut sink = Escaping { w: self, err: None };
+        match fmt::write(&mut sink, format_args!("{v}")) {
+            Ok(()) => Ok(()),
+            // A `Display` impl that fails on its own is the handler's misuse.
+            Err(_) => Err(sink.err.unwrap_or(WriteError::Misuse)),
+        }
+    }
 
     /// Checks that a value may start here, writing the comma before it if needed.
     fn before_value(&mut self) -> Result<(), WriteError> {
