@@ -22,6 +22,7 @@ use std::process::ExitCode;
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::frame::Framer;
+use jsonrpc_slice::service::Service;
 use jsonrpc_slice::{demo, std_io, Server};
 
 /// The largest frame, in bytes.
@@ -49,14 +50,12 @@ fn main() -> ExitCode {
     };
     let mut chunk = vec![0u8; 64 * 1024];
     let mut out = vec![0u8; MAX_REPLY];
-    let result = std_io::serve(
-        &SERVER,
+    let mut service = Service::new(&SERVER, framer.as_mut(), &mut chunk, &mut out);
+    let result = std_io::serve_split(
+        &mut service,
         &mut (),
-        framer.as_mut(),
         &mut io::stdin().lock(),
         &mut io::stdout().lock(),
-        &mut chunk,
-        &mut out,
     );
     match result {
         Ok(()) => ExitCode::SUCCESS,

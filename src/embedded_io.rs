@@ -1,101 +1,31 @@
 //! `embedded-io` 0.6 adapters (features `embedded-io`, `embedded-io-async`): serve a
-//! framed byte stream from a UART or any other `Read` + `Write` pair.
+//! framed byte stream from a UART or any `Read` + `Write` object, or a reader and a
+//! writer, blocking or async. The loops are [`Service`]'s; the same for 0.7 is in
+//! `embedded_io_07`.
 //!
-//! The one file that names `embedded-io` types; a later major version gets a file of
-//! its own.
+//! ```
+//! use jsonrpc_slice::embedded_io::serve_split;
+//! use jsonrpc_slice::frame::newline::LineAccumulator;
+//! use jsonrpc_slice::service::Service;
+//! use jsonrpc_slice::{demo, Server};
+//!
+//! static SERVER: Server<()> = Server::new(demo::TABLE);
+//! let mut framer = LineAccumulator::<256>::new();
+//! let (mut chunk, mut output) = ([0u8; 64], [0u8; 256]);
+//! let mut service = Service::new(&SERVER, &mut framer, &mut chunk, &mut output);
+//! // `&[u8]` reads and `&mut [u8]` writes, in embedded-io too.
+//! let mut input: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1,2],\"id\":1}";
+//! let mut wire = [0u8; 64];
+//! let mut writer: &mut [u8] = &mut wire;
+//! serve_split(&mut service, &mut (), &mut input, &mut writer).unwrap();
+//! let left = writer.len();
+//! assert_eq!(&wire[..64 - left], b"{\"jsonrpc\":\"2.0\",\"result\":3,\"id\":1}\n");
+//! ```
 
-use crate::dispatch::Server;
-#[cfg(feature = "embedded-io")]
-use crate::frame::answer_chunk;
-#[cfg(feature = "embedded-io-async")]
-use crate::frame::answer_next;
-use crate::frame::{answer_end, Framer};
-
-/// A read or a write failed.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ServeError<R, W> {
-    /// Reading failed.
-    Read(R),
-    /// Writing failed.
-    Write(W),
-}
-
-/// Serves `reader` until it ends (a read of 0 bytes): reads chunks into `chunk`,
-/// answers every frame with `server` into `output`, and writes each framed reply to
-/// `writer`, flushing after each. At the end, what the framer still holds is answered
-/// too ([`answer_end`]: a last line without its newline is served).
-#[cfg(feature = "embedded-io")]
-#[cfg_attr(docsrs, doc(cfg(feature = "embedded-io")))]
-pub fn serve<C, F, R, W>(
-    server: &Server<C>,
-    ctx: &mut C,
-    framer: &mut F,
-    reader: &mut R,
-    writer: &mut W,
-    chunk: &mut [u8],
-    output: &mut [u8],
-) -> Result<(), ServeError<R::Error, W::Error>>
-where
-    F: Framer + ?Sized,
-    R: embedded_io::Read + ?Sized,
-    W: embedded_io::Write + ?Sized,
-{
-    loop {
-        let n = reader.read(chunk).map_err(ServeError::Read)?;
-        if n == 0 {
-            if let Some(reply) = answer_end(server, ctx, framer, output) {
-                for piece in reply.pieces() {
-                    writer.write_all(piece).map_err(ServeError::Write)?;
-                }
-                writer.flush().map_err(ServeError::Write)?;
-            }
-            return Ok(());
-        }
-        let input = chunk.get(..n).unwrap_or(&[]);
-        answer_chunk(server, ctx, framer, input, output, |pieces| {
-            for piece in pieces {
-                writer.write_all(piece)?;
-            }
-            writer.flush()
-        })
-        .map_err(ServeError::Write)?;
-    }
-}
-
-/// The same as [`serve`], over `embedded-io-async` streams.
-#[cfg(feature = "embedded-io-async")]
-#[cfg_attr(docsrs, doc(cfg(feature = "embedded-io-async")))]
-pub async fn serve_async<C, F, R, W>(
-    server: &Server<C>,
-    ctx: &mut C,
-    framer: &mut F,
-    reader: &mut R,
-    writer: &mut W,
-    chunk: &mut [u8],
-    output: &mut [u8],
-) -> Result<(), ServeError<R::Error, W::Error>>
-where
-    F: Framer + ?Sized,
-    R: embedded_io_async::Read + ?Sized,
-    W: embedded_io_async::Write + ?Sized,
-{
-    loop {
-        let n = reader.read(chunk).await.map_err(ServeError::Read)?;
-        if n == 0 {
-            if let Some(reply) = answer_end(server, ctx, framer, output) {
-                for piece in reply.pieces() {
-                    writer.write_all(piece).await.map_err(ServeError::Write)?;
-                }
-                writer.flush().await.map_err(ServeError::Write)?;
-            }
-            return Ok(());
-        }
-        let mut input = chunk.get(..n).unwrap_or(&[]);
-        while let Some(reply) = answer_next(server, ctx, framer, &mut input, output) {
-            for piece in reply.pieces() {
-                writer.write_all(piece).await.map_err(ServeError::Write)?;
-            }
-            writer.flush().await.map_err(ServeError::Write)?;
-        }
-    }
-}
+crate::service::embedded_io_loops!(
+    embedded_io,
+    "embedded-io",
+    embedded_io_async,
+    "embedded-io-async",
+    "0.6"
+);

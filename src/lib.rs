@@ -14,7 +14,10 @@
 //!
 //! Each stage is a module: [`scan`] (RFC 8259, iterative, strict), [`envelope`]
 //! (Request objects and batches, borrowed), [`dispatch`] ([`MethodTable`], [`Server`]),
-//! [`mod@write`] ([`ResultWriter`], checkpoints and rollback).
+//! [`mod@write`] ([`ResultWriter`], checkpoints and rollback). Around them: [`frame`]
+//! cuts byte streams into messages, [`service`] is the serve loop without its I/O
+//! (replies, and the messages a server sends on its own from an [`outbox`]), and
+//! [`client`] is the other direction.
 //!
 //! # Example
 //!
@@ -96,12 +99,15 @@
 //! with no feature on; on docs.rs, which builds them all, each such item is marked
 //! with the feature it needs.)
 //!
-//! - `std`: `std_io::serve`, a framed server over `std::io::{Read, Write}`.
+//! - `std`: `std_io::serve` and `serve_split`, the [`service`] loop over
+//!   `std::io::{Read, Write}` (one object, or a reader and a writer).
 //! - `serde`: typed params (`Params::decode`, `serde-json-core`) and typed results
 //!   (`ResultWriter::serialize`), the `serde::typed` adapter and the
 //!   `typed_handler!` macro.
 //! - `embedded-io`, `embedded-io-async`: `embedded_io::serve` and
-//!   `embedded_io::serve_async`, the same over `embedded-io` 0.6 streams (a UART).
+//!   `embedded_io::serve_async` (and their `_split` forms), the same over
+//!   `embedded-io` 0.6 streams (a UART); `embedded-io-07`, `embedded-io-async-07`:
+//!   `embedded_io_07`, the same over 0.7.
 //! - `defmt`: `defmt::Format` for the public error and message types, raw JSON
 //!   printed with the `{=[u8]:a}` hint (firmware logging).
 //!
@@ -132,17 +138,25 @@ pub mod dispatch;
     doc(cfg(any(feature = "embedded-io", feature = "embedded-io-async")))
 )]
 pub mod embedded_io;
+#[cfg(any(feature = "embedded-io-07", feature = "embedded-io-async-07"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "embedded-io-07", feature = "embedded-io-async-07")))
+)]
+pub mod embedded_io_07;
 pub mod envelope;
 pub mod error;
 pub mod frame;
 pub mod id;
 pub mod limits;
+pub mod outbox;
 pub mod params;
 pub mod raw;
 pub mod scan;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod serde;
+pub mod service;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod std_io;

@@ -1,58 +1,96 @@
-//! `std::io` adapters (feature `std`): serve a framed byte stream.
+//! `std::io` adapters (feature `std`): serve a framed byte stream — one object that
+//! reads and writes (a `TcpStream`), or a reader and a writer (stdin and stdout). The
+//! loop is [`Service`]'s.
 
 use std::io::{self, Read, Write};
 
-use crate::dispatch::Server;
-use crate::frame::{answer_chunk, answer_end, Framer};
+use crate::frame::Framer;
+use crate::service::{run, ServeError, Service, Transport};
 
-/// Serves `reader` until it ends: reads chunks into `chunk`, answers every frame with
-/// `server` into `output`, and writes each framed reply to `writer`, flushing after
-/// each. At the end of input, what the framer still holds is answered too
-/// ([`answer_end`]: a last line without its newline is served). The buffers are the
-/// caller's; nothing is allocated.
+/// One object that reads and writes.
+struct One<'a, T: ?Sized>(&'a mut T);
+
+/// A reader and a writer.
+struct Two<'a, R: ?Sized, W: ?Sized>(&'a mut R, &'a mut W);
+
+/// A read, retried when interrupted by a signal.
+fn read(reader: &mut (impl Read + ?Sized), buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match reader.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            done => return done,
+        }
+    }
+}
+
+impl<T: Read + Write + ?Sized> Transport for One<'_, T> {
+    type ReadError = io::Error;
+    type WriteError = io::Error;
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        read(self.0, buf)
+    }
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.0.write_all(bytes)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl<R: Read + ?Sized, W: Write + ?Sized> Transport for Two<'_, R, W> {
+    type ReadError = io::Error;
+    type WriteError = io::Error;
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        read(self.0, buf)
+    }
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.1.write_all(bytes)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.1.flush()
+    }
+}
+
+fn one_error(e: ServeError<io::Error, io::Error>) -> io::Error {
+    match e {
+        ServeError::Read(e) | ServeError::Write(e) => e,
+    }
+}
+
+/// Serves `io`, one object that reads and writes (a `TcpStream`, a serial port), until
+/// its input ends or the service's stop condition holds: see [`Service`] for what is
+/// sent when. Each reply, and each message from the outbox, is written whole and
+/// flushed. The buffers are the service's; nothing is allocated.
+pub fn serve<C, F: Framer + ?Sized, IO: Read + Write + ?Sized>(
+    service: &mut Service<'_, C, F>,
+    ctx: &mut C,
+    io: &mut IO,
+) -> io::Result<()> {
+    run(service, ctx, &mut One(io)).map_err(one_error)
+}
+
+/// [`serve`] over a reader and a writer (stdin and stdout).
 ///
 /// ```
 /// use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
+/// use jsonrpc_slice::service::Service;
 /// use jsonrpc_slice::{demo, std_io, Server};
 ///
-/// let server = Server::new(demo::TABLE);
+/// static SERVER: Server<()> = Server::new(demo::TABLE);
 /// let mut framer = ContentLengthAccumulator::<1024>::new();
+/// let (mut chunk, mut output) = ([0u8; 256], [0u8; 1024]);
+/// let mut service = Service::new(&SERVER, &mut framer, &mut chunk, &mut output);
 /// let input = b"Content-Length: 46\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"get_data\",\"id\":\"x\"}";
 /// let mut wire = Vec::new();
-/// std_io::serve(&server, &mut (), &mut framer, &mut &input[..], &mut wire, &mut [0; 256], &mut [0; 1024])?;
+/// std_io::serve_split(&mut service, &mut (), &mut &input[..], &mut wire)?;
 /// assert_eq!(wire, b"Content-Length: 47\r\n\r\n{\"jsonrpc\":\"2.0\",\"result\":[\"hello\",5],\"id\":\"x\"}");
 /// # Ok::<(), std::io::Error>(())
 /// ```
-pub fn serve<C, F: Framer + ?Sized, R: Read + ?Sized, W: Write + ?Sized>(
-    server: &Server<C>,
+pub fn serve_split<C, F: Framer + ?Sized, R: Read + ?Sized, W: Write + ?Sized>(
+    service: &mut Service<'_, C, F>,
     ctx: &mut C,
-    framer: &mut F,
     reader: &mut R,
     writer: &mut W,
-    chunk: &mut [u8],
-    output: &mut [u8],
 ) -> io::Result<()> {
-    loop {
-        let n = match reader.read(chunk) {
-            Ok(0) => {
-                if let Some(reply) = answer_end(server, ctx, framer, output) {
-                    for piece in reply.pieces() {
-                        writer.write_all(piece)?;
-                    }
-                    writer.flush()?;
-                }
-                return Ok(());
-            }
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let input = chunk.get(..n).unwrap_or(&[]);
-        answer_chunk(server, ctx, framer, input, output, |pieces| {
-            for piece in pieces {
-                writer.write_all(piece)?;
-            }
-            writer.flush()
-        })?;
-    }
+    run(service, ctx, &mut Two(reader, writer)).map_err(one_error)
 }

@@ -1,5 +1,5 @@
 //! Framing under hostile and ordinary-but-untidy input (issue 13), through
-//! `std_io::serve` (so this file needs the `std` feature) fed in arbitrary chunks:
+//! `std_io::serve_split` (so this file needs the `std` feature) fed in arbitrary chunks:
 //!
 //! | property | test |
 //! |---|---|
@@ -17,6 +17,7 @@ use jsonrpc_slice::frame::content_length::{
 };
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::frame::Framer;
+use jsonrpc_slice::service::Service;
 use jsonrpc_slice::{demo, std_io, Server};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -54,16 +55,10 @@ fn serve(framer: &mut dyn Framer, stream: &[u8], sizes: &[usize]) -> Vec<u8> {
         next: 0,
     };
     let mut wire = Vec::new();
-    std_io::serve(
-        &SERVER,
-        &mut (),
-        framer,
-        &mut reader,
-        &mut wire,
-        &mut [0u8; 8192],
-        &mut [0u8; MAX],
-    )
-    .expect("writing to a Vec cannot fail");
+    let (mut chunk, mut out) = ([0u8; 8192], [0u8; MAX]);
+    let mut service = Service::new(&SERVER, framer, &mut chunk, &mut out);
+    std_io::serve_split(&mut service, &mut (), &mut reader, &mut wire)
+        .expect("writing to a Vec cannot fail");
     wire
 }
 

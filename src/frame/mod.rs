@@ -168,6 +168,27 @@ pub fn answer_next<'o, C, F: Framer + ?Sized>(
     output: &'o mut [u8],
 ) -> Option<FramedReply<'o>> {
     loop {
+        let len = next_reply(framer, input, output, |frame, out| {
+            server.handle(ctx, frame, out).map(<[u8]>::len)
+        })?;
+        if len > 0 {
+            return Some(framed(framer, output, len));
+        }
+    }
+}
+
+/// One step of [`answer_next`], with the frame answered by `handle` (which writes the
+/// reply into the buffer it is given and returns its length): feeds `input` up to the
+/// next frame and answers it. Returns the length of its reply (0: none, as for a
+/// notification, or a reply that does not fit even as an error), or `None` once all
+/// of `input` is taken.
+pub(crate) fn next_reply<F: Framer + ?Sized>(
+    framer: &mut F,
+    input: &mut &[u8],
+    output: &mut [u8],
+    handle: impl FnOnce(&[u8], &mut [u8]) -> Result<usize, OutputTooSmall>,
+) -> Option<usize> {
+    {
         let max_frame = framer.max_frame();
         let len = match framer.feed(input) {
             FeedResult::Consumed => {
@@ -176,7 +197,7 @@ pub fn answer_next<'o, C, F: Framer + ?Sized>(
             }
             FeedResult::Frame { frame, remaining } => {
                 *input = remaining;
-                server.handle(ctx, frame, output).map(<[u8]>::len)
+                handle(frame, output)
             }
             FeedResult::Oversized { remaining } => {
                 *input = remaining;
@@ -187,15 +208,16 @@ pub fn answer_next<'o, C, F: Framer + ?Sized>(
                 malformed_frame_reply(output).map(<[u8]>::len)
             }
         };
-        match len {
-            Ok(0) | Err(_) => continue,
-            Ok(len) => return Some(framed(framer, output, len)),
-        }
+        Some(len.unwrap_or(0))
     }
 }
 
 /// The first `len` bytes of `output`, framed by `framer`.
-fn framed<'o, F: Framer + ?Sized>(framer: &F, output: &'o [u8], len: usize) -> FramedReply<'o> {
+pub(crate) fn framed<'o, F: Framer + ?Sized>(
+    framer: &F,
+    output: &'o [u8],
+    len: usize,
+) -> FramedReply<'o> {
     let mut header = [0u8; 40];
     let header_len = framer.reply_header(len, &mut header).len();
     FramedReply {
@@ -230,18 +252,29 @@ pub fn answer_end<'o, C, F: Framer + ?Sized>(
     framer: &mut F,
     output: &'o mut [u8],
 ) -> Option<FramedReply<'o>> {
+    let len = end_reply(framer, output, |frame, out| {
+        server.handle(ctx, frame, out).map(<[u8]>::len)
+    })?;
+    Some(framed(framer, output, len))
+}
+
+/// [`answer_end`] with the last frame answered by `handle` (see [`next_reply`]).
+pub(crate) fn end_reply<F: Framer + ?Sized>(
+    framer: &mut F,
+    output: &mut [u8],
+    handle: impl FnOnce(&[u8], &mut [u8]) -> Result<usize, OutputTooSmall>,
+) -> Option<usize> {
     let max_frame = framer.max_frame();
     let len = match framer.finish() {
         EndOfInput::Nothing => return None,
-        EndOfInput::Frame(frame) => server.handle(ctx, frame, output),
-        EndOfInput::Oversized => oversized_frame_reply(max_frame, output),
+        EndOfInput::Frame(frame) => handle(frame, output),
+        EndOfInput::Oversized => oversized_frame_reply(max_frame, output).map(<[u8]>::len),
         // What an empty frame gets: `-32700`, `"id":null`.
-        EndOfInput::Truncated => server.handle(ctx, &[], output),
-    }
-    .map(<[u8]>::len);
+        EndOfInput::Truncated => handle(&[], output),
+    };
     match len {
         Ok(0) | Err(_) => None,
-        Ok(len) => Some(framed(framer, output, len)),
+        Ok(len) => Some(len),
     }
 }
 

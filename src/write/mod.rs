@@ -656,7 +656,7 @@ impl<'o> ResultWriter<'o> {
     /// params), written straight into the reply buffer and escaped. What the handler
     /// writes next through this writer, one value, becomes the error's `data`; it may
     /// write none. Whatever it wrote of a result before is dropped, and whatever it
-    /// returns afterwards, the reply is this error: return the [`RpcError`] this gives
+    /// returns afterwards, the reply is this error: return the [`RpcError`](crate::RpcError) this gives
     /// back, which says so. One error per call: a second is refused with
     /// [`WriteError::Misuse`]. (For a notification nothing is written, as always.)
     ///
@@ -664,7 +664,7 @@ impl<'o> ResultWriter<'o> {
     /// does not fit, the reply becomes `-32603` with the same id (so does a message of
     /// a few bytes less than the room left, which has no room for the `,"data":` that
     /// is written with it); a `data` value left unfinished is a `-32603` too. Errors
-    /// known at compile time cost less as a plain [`RpcError`].
+    /// known at compile time cost less as a plain [`RpcError`](crate::RpcError).
     ///
     /// ```
     /// use jsonrpc_slice::{method_table, Params, ResultWriter, RpcError, Server};

@@ -1,0 +1,172 @@
+//! Outbox: messages the server sends on its own — notifications (`$/progress`,
+//! `window/logMessage`, a button pressed on a board) and requests to the client —
+//! queued by handlers or by the application, and sent by the serve loop through the
+//! same framing as the replies.
+//!
+//! A handler queues them in the [`Outbox`] its context holds; the
+//! [`Service`](crate::service::Service) that runs the serve loop is told where that is
+//! ([`Service::with_outbox`](crate::service::Service::with_outbox)), and sends what a
+//! handler queued before that handler's reply, in order. What the application queues
+//! between requests goes out at the next turn of the loop.
+
+use crate::client::{self, RequestId};
+use crate::write::{ResultWriter, WriteError};
+
+/// Messages queued for the peer, whatever holds them: what the serve loop drains.
+pub trait Outgoing {
+    /// The queued messages, each followed by `\n` (a message never holds a raw line
+    /// break: the writer escapes them in strings and drops them between tokens).
+    fn queued(&self) -> &[u8];
+
+    /// Forgets the queued messages: they were sent.
+    fn clear(&mut self);
+}
+
+/// A fixed-capacity queue of outgoing notifications and requests, `N` bytes in all.
+///
+/// Each message is written whole or not at all: one that does not fit is refused with
+/// [`WriteError::BufferFull`] and the queue keeps what it had, so a handler can
+/// decide (drop a progress report, fail the call). Requests take their ids from the
+/// caller (an [`IdCounter`](crate::client::IdCounter)); match their responses with a
+/// [`Pending`](crate::client::Pending) table, fed by
+/// [`Service::with_responses`](crate::service::Service::with_responses).
+///
+/// ```
+/// use jsonrpc_slice::outbox::{Outbox, Outgoing};
+///
+/// let mut outbox = Outbox::<256>::new();
+/// outbox.notify("window/logMessage", |p| {
+///     p.begin_object()?;
+///     p.key("type")?;
+///     p.i64(3)?;
+///     p.key("message")?;
+///     p.str("indexing\u{2026}")?;
+///     p.end()
+/// })?;
+/// assert_eq!(
+///     outbox.queued(),
+///     "{\"jsonrpc\":\"2.0\",\"method\":\"window/logMessage\",\"params\":{\"type\":3,\"message\":\"indexing\u{2026}\"}}\n".as_bytes()
+/// );
+/// # Ok::<(), jsonrpc_slice::WriteError>(())
+/// ```
+pub struct Outbox<const N: usize> {
+    buf: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> Default for Outbox<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize> core::fmt::Debug for Outbox<N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Outbox")
+            .field("queued_bytes", &self.len)
+            .field("capacity", &N)
+            .finish()
+    }
+}
+
+impl<const N: usize> Outbox<N> {
+    /// An empty outbox (a `const fn`: it can live in a `static`).
+    pub const fn new() -> Self {
+        Self {
+            buf: [0; N],
+            len: 0,
+        }
+    }
+
+    /// Queues a notification of `method`; `params` writes its params as for
+    /// [`client::write_notification`] (an array, an object, or nothing).
+    pub fn notify(
+        &mut self,
+        method: &str,
+        params: impl FnOnce(&mut ResultWriter<'_>) -> Result<(), WriteError>,
+    ) -> Result<(), WriteError> {
+        self.queue(|out| client::write_notification(out, method, params))
+    }
+
+    /// Queues a request of `method` with `id`; `params` as for [`notify`](Self::notify).
+    pub fn request(
+        &mut self,
+        id: RequestId<'_>,
+        method: &str,
+        params: impl FnOnce(&mut ResultWriter<'_>) -> Result<(), WriteError>,
+    ) -> Result<(), WriteError> {
+        self.queue(|out| client::write_request(out, id, method, params))
+    }
+
+    /// `true` when nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Writes one message after the queued ones, with its `\n`: all of it, or nothing.
+    fn queue(
+        &mut self,
+        write: impl FnOnce(&mut [u8]) -> Result<&[u8], WriteError>,
+    ) -> Result<(), WriteError> {
+        let room = self.buf.get_mut(self.len..).unwrap_or(&mut []);
+        // Keep a byte for the `\n`.
+        let room_len = room.len().checked_sub(1).ok_or(WriteError::BufferFull)?;
+        let written = write(room.get_mut(..room_len).unwrap_or(&mut []))?.len();
+        if let Some(nl) = self.buf.get_mut(self.len + written) {
+            *nl = b'\n';
+        }
+        self.len += written + 1;
+        Ok(())
+    }
+}
+
+impl<const N: usize> Outgoing for Outbox<N> {
+    fn queued(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_fit_whole_or_not_at_all() {
+        let mut outbox = Outbox::<128>::new();
+        outbox.notify("a", |_| Ok(())).unwrap();
+        outbox
+            .request(RequestId::Number(7), "b", |p| {
+                p.begin_array()?;
+                p.end()
+            })
+            .unwrap();
+        let queued = br#"{"jsonrpc":"2.0","method":"a"}
+{"jsonrpc":"2.0","method":"b","params":[],"id":7}
+"#;
+        assert_eq!(outbox.queued(), queued);
+        // Longer than what is left: refused, and the queue is as it was.
+        let e = outbox.notify("c", |p| {
+            p.begin_array()?;
+            for _ in 0..20 {
+                p.i64(1_000_000)?;
+            }
+            p.end()
+        });
+        assert_eq!(e, Err(WriteError::BufferFull));
+        assert_eq!(outbox.queued(), queued);
+        // What fits exactly, with its `\n`, is taken.
+        let left = 128 - queued.len();
+        // `{"jsonrpc":"2.0","method":"` name `"}` and the `\n`.
+        let exact = br#"{"jsonrpc":"2.0","method":""#.len() + 2 + 1;
+        let name = "x".repeat(left - exact);
+        outbox.notify(&name, |_| Ok(())).unwrap();
+        assert_eq!(outbox.queued().len(), 128);
+        assert_eq!(outbox.notify("", |_| Ok(())), Err(WriteError::BufferFull));
+        outbox.clear();
+        assert!(outbox.is_empty());
+    }
+}

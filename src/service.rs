@@ -1,0 +1,522 @@
+//! Service: the serve loop without its I/O. It turns bytes read from a stream into the
+//! bytes to write back — replies, and the messages the server sends on its own — so
+//! that each transport (`std_io`, `embedded_io`, or a loop of yours)
+//! is only a read and a write around it.
+//!
+//! A [`Service`] holds the [`Server`], a framer and two buffers (the chunk a read
+//! fills, the output a reply is written into), and optionally:
+//!
+//! - an outbox ([`with_outbox`](Service::with_outbox)): where in the handlers' context
+//!   the [`Outbox`](crate::outbox::Outbox) is. What a handler queued there is sent
+//!   before its own reply, in order; what the application queued between requests is
+//!   sent at the next turn of the loop.
+//! - a response hook ([`with_responses`](Service::with_responses)): responses from the
+//!   peer (to requests the server sent) go to it instead of being answered as invalid
+//!   requests; match them with a [`Pending`](crate::client::Pending) table.
+//! - a stop condition ([`until`](Service::until)): checked after each message; once
+//!   it holds, what is queued is sent and the loop ends (an LSP server after `exit`).
+//!
+//! The loop, for any transport:
+//!
+//! ```
+//! use jsonrpc_slice::frame::newline::LineAccumulator;
+//! use jsonrpc_slice::service::Service;
+//! use jsonrpc_slice::{demo, Server};
+//!
+//! static SERVER: Server<()> = Server::new(demo::TABLE);
+//! let mut framer = LineAccumulator::<1024>::new();
+//! let (mut chunk, mut output) = ([0u8; 256], [0u8; 1024]);
+//! let mut service = Service::new(&SERVER, &mut framer, &mut chunk, &mut output);
+//!
+//! let mut input: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1,2],\"id\":1}\n";
+//! let mut wire = Vec::new();
+//! loop {
+//!     // Write everything there is to send...
+//!     while let Some(reply) = service.next(&mut ()) {
+//!         reply.pieces().iter().for_each(|p| wire.extend_from_slice(p));
+//!     }
+//!     if service.is_done() {
+//!         break;
+//!     }
+//!     // ...then read (here: from a slice; 0 bytes is the end of the input).
+//!     let buf = service.input_buffer();
+//!     let n = input.len().min(buf.len());
+//!     buf[..n].copy_from_slice(&input[..n]);
+//!     input = &input[n..];
+//!     match n {
+//!         0 => service.end_of_input(),
+//!         n => service.received(n),
+//!     }
+//! }
+//! assert_eq!(wire, b"{\"jsonrpc\":\"2.0\",\"result\":3,\"id\":1}\n");
+//! ```
+
+use core::fmt;
+
+use crate::dispatch::{OutputTooSmall, Server};
+use crate::envelope::{parse_response, Response, ResponseMessage};
+use crate::frame::{end_reply, framed, next_reply, FramedReply, Framer};
+use crate::outbox::Outgoing;
+
+/// Where the outbox is in the handlers' context.
+pub type OutboxOf<C> = fn(&mut C) -> &mut dyn Outgoing;
+
+/// What to do with a response from the peer.
+pub type ResponseHook<C> = fn(&mut C, Response<'_>);
+
+/// The serve loop's state and logic, without the I/O: see the [module](self) docs.
+pub struct Service<'b, C: 'static, F: Framer + ?Sized> {
+    server: &'b Server<C>,
+    framer: &'b mut F,
+    chunk: &'b mut [u8],
+    output: &'b mut [u8],
+    outbox: Option<OutboxOf<C>>,
+    responses: Option<ResponseHook<C>>,
+    stop: Option<fn(&C) -> bool>,
+    /// The input read and not yet fed: `chunk[start..end]`.
+    start: usize,
+    end: usize,
+    /// The input has ended; `finished`: the framer was told, and what it held answered.
+    ended: bool,
+    finished: bool,
+    /// The stop condition held.
+    stopped: bool,
+    /// Bytes of the outbox's queue sent so far.
+    sent: usize,
+    /// The length of a reply waiting in `output` behind the outbox's messages.
+    reply: usize,
+}
+
+impl<C, F: Framer + ?Sized> fmt::Debug for Service<'_, C, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Service")
+            .field("unfed", &(self.end - self.start))
+            .field("ended", &self.ended)
+            .field("stopped", &self.stopped)
+            .finish()
+    }
+}
+
+/// What `next` sends.
+enum Send {
+    /// `len` bytes of the outbox's queue from `at`.
+    Queued { at: usize, len: usize },
+    /// The reply in `output`.
+    Reply(usize),
+}
+
+impl<'b, C, F: Framer + ?Sized> Service<'b, C, F> {
+    /// A service answering with `server` the frames `framer` cuts from what is read
+    /// into `chunk`, each reply written into `output` (its size is the largest reply).
+    pub fn new(
+        server: &'b Server<C>,
+        framer: &'b mut F,
+        chunk: &'b mut [u8],
+        output: &'b mut [u8],
+    ) -> Self {
+        Self {
+            server,
+            framer,
+            chunk,
+            output,
+            outbox: None,
+            responses: None,
+            stop: None,
+            start: 0,
+            end: 0,
+            ended: false,
+            finished: false,
+            stopped: false,
+            sent: 0,
+            reply: 0,
+        }
+    }
+
+    /// Sends what the handlers (and the application) queue in the outbox `outbox`
+    /// finds in the context: `|ctx| &mut ctx.outbox`.
+    pub fn with_outbox(mut self, outbox: OutboxOf<C>) -> Self {
+        self.outbox = Some(outbox);
+        self
+    }
+
+    /// Hands every response the peer sends (a single one, or a batch made only of
+    /// responses) to `hook` instead of answering it as an invalid request.
+    pub fn with_responses(mut self, hook: ResponseHook<C>) -> Self {
+        self.responses = Some(hook);
+        self
+    }
+
+    /// Ends the loop once `stop` holds (checked after each message): what is queued
+    /// and the reply to that message are still sent, then [`next`](Self::next) gives
+    /// nothing more and [`is_done`](Self::is_done) is `true`.
+    pub fn until(mut self, stop: fn(&C) -> bool) -> Self {
+        self.stop = Some(stop);
+        self
+    }
+
+    /// Where the next read goes: the whole chunk buffer once everything read before
+    /// was taken (that is, once [`next`](Self::next) gave `None`), else nothing.
+    pub fn input_buffer(&mut self) -> &mut [u8] {
+        if self.start < self.end {
+            return &mut [];
+        }
+        self.chunk
+    }
+
+    /// `n` bytes were read into [`input_buffer`](Self::input_buffer).
+    pub fn received(&mut self, n: usize) {
+        self.start = 0;
+        self.end = n.min(self.chunk.len());
+    }
+
+    /// The input has ended (a read of 0 bytes): what the framer still holds is
+    /// answered next (a last line without its newline is served; a message cut short
+    /// is answered `-32700`).
+    pub fn end_of_input(&mut self) {
+        self.ended = true;
+    }
+
+    /// `true` once the input ended or the stop condition held, and everything was
+    /// sent: the loop is over.
+    pub fn is_done(&self) -> bool {
+        self.stopped || (self.ended && self.finished)
+    }
+
+    /// The next thing to send: a message from the outbox, or a reply; `None` when
+    /// there is nothing more until the next read. Handlers run here, as their frames
+    /// are reached.
+    pub fn next<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>> {
+        let send = self.step(ctx)?;
+        Some(match send {
+            Send::Queued { at, len } => {
+                let outbox = self.outbox?;
+                let queued = outbox(ctx).queued();
+                let message = queued.get(at..at + len).unwrap_or(&[]);
+                framed(&*self.framer, message, len)
+            }
+            Send::Reply(len) => framed(&*self.framer, self.output, len),
+        })
+    }
+
+    /// Decides what `next` sends (borrowing nothing past its return).
+    fn step(&mut self, ctx: &mut C) -> Option<Send> {
+        loop {
+            if let Some(outbox) = self.outbox {
+                let outbox = outbox(ctx);
+                let rest = outbox.queued().get(self.sent..).unwrap_or(&[]);
+                if !rest.is_empty() {
+                    let len = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+                    let at = self.sent;
+                    self.sent += len + 1;
+                    return Some(Send::Queued { at, len });
+                }
+                if self.sent > 0 {
+                    outbox.clear();
+                    self.sent = 0;
+                }
+            }
+            if self.reply > 0 {
+                return Some(Send::Reply(core::mem::take(&mut self.reply)));
+            }
+            if self.stopped {
+                return None;
+            }
+            let (server, responses) = (self.server, self.responses);
+            let handle = |frame: &[u8], out: &mut [u8]| -> Result<usize, OutputTooSmall> {
+                if let Some(hook) = responses {
+                    if route_responses(ctx, hook, frame, server) {
+                        return Ok(0);
+                    }
+                }
+                server.handle(ctx, frame, out).map(<[u8]>::len)
+            };
+            let mut input = self.chunk.get(self.start..self.end).unwrap_or(&[]);
+            let unfed = input.len();
+            let handled = if unfed == 0 && self.ended && !self.finished {
+                self.finished = true;
+                Some(end_reply(self.framer, self.output, handle).unwrap_or(0))
+            } else {
+                let handled = next_reply(self.framer, &mut input, self.output, handle);
+                self.start += unfed - input.len();
+                handled
+            };
+            let reply = handled?;
+            self.reply = reply;
+            if self.stop.is_some_and(|stop| stop(ctx)) {
+                self.stopped = true;
+            }
+        }
+    }
+}
+
+/// Hands `frame` to `hook` if it is a response, or a batch made only of responses;
+/// `false` (and nothing handed) otherwise.
+fn route_responses<C>(
+    ctx: &mut C,
+    hook: ResponseHook<C>,
+    frame: &[u8],
+    server: &Server<C>,
+) -> bool {
+    match parse_response(frame, server.limits()) {
+        Ok(ResponseMessage::Single(Ok(response))) => {
+            hook(ctx, response);
+            true
+        }
+        Ok(ResponseMessage::Batch(batch)) if batch.clone().all(|r| r.is_ok()) => {
+            for response in batch.flatten() {
+                hook(ctx, response);
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// A read or a write failed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ServeError<R, W> {
+    /// Reading failed.
+    Read(R),
+    /// Writing failed.
+    Write(W),
+}
+
+impl<R: fmt::Display, W: fmt::Display> fmt::Display for ServeError<R, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Read(e) => write!(f, "read failed: {e}"),
+            Self::Write(e) => write!(f, "write failed: {e}"),
+        }
+    }
+}
+
+/// A blocking byte stream, as the integration files adapt one (one object that reads
+/// and writes, or a reader and a writer).
+pub(crate) trait Transport {
+    type ReadError;
+    type WriteError;
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::ReadError>;
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), Self::WriteError>;
+    fn flush(&mut self) -> Result<(), Self::WriteError>;
+}
+
+/// The blocking serve loop: send what there is, read, until done.
+pub(crate) fn run<C, F: Framer + ?Sized, T: Transport + ?Sized>(
+    service: &mut Service<'_, C, F>,
+    ctx: &mut C,
+    io: &mut T,
+) -> Result<(), ServeError<T::ReadError, T::WriteError>> {
+    loop {
+        while let Some(reply) = service.next(ctx) {
+            for piece in reply.pieces() {
+                io.write_all(piece).map_err(ServeError::Write)?;
+            }
+            io.flush().map_err(ServeError::Write)?;
+        }
+        if service.is_done() {
+            return Ok(());
+        }
+        match io.read(service.input_buffer()).map_err(ServeError::Read)? {
+            0 => service.end_of_input(),
+            n => service.received(n),
+        }
+    }
+}
+
+/// An async byte stream (see [`Transport`]).
+#[cfg(any(feature = "embedded-io-async", feature = "embedded-io-async-07"))]
+pub(crate) trait AsyncTransport {
+    type ReadError;
+    type WriteError;
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::ReadError>;
+    async fn write_all(&mut self, bytes: &[u8]) -> Result<(), Self::WriteError>;
+    async fn flush(&mut self) -> Result<(), Self::WriteError>;
+}
+
+/// The async serve loop (see [`run`]).
+#[cfg(any(feature = "embedded-io-async", feature = "embedded-io-async-07"))]
+pub(crate) async fn run_async<C, F: Framer + ?Sized, T: AsyncTransport + ?Sized>(
+    service: &mut Service<'_, C, F>,
+    ctx: &mut C,
+    io: &mut T,
+) -> Result<(), ServeError<T::ReadError, T::WriteError>> {
+    loop {
+        while let Some(reply) = service.next(ctx) {
+            for piece in reply.pieces() {
+                io.write_all(piece).await.map_err(ServeError::Write)?;
+            }
+            io.flush().await.map_err(ServeError::Write)?;
+        }
+        if service.is_done() {
+            return Ok(());
+        }
+        match io
+            .read(service.input_buffer())
+            .await
+            .map_err(ServeError::Read)?
+        {
+            0 => service.end_of_input(),
+            n => service.received(n),
+        }
+    }
+}
+
+/// The `embedded-io` serve loops of one version of the crate (`$io`, `$io_async`:
+/// the names it has in this crate; `$feature`, `$feature_async`: the features that
+/// bring them), over one object that reads and writes or over a reader and a writer,
+/// blocking or async. Written once for every version: `src/embedded_io.rs` (0.6) and
+/// `src/embedded_io_07.rs` (0.7) are one line each.
+macro_rules! embedded_io_loops {
+    ($io:ident, $feature:literal, $io_async:ident, $feature_async:literal, $version:literal) => {
+        use $crate::frame::Framer;
+        pub use $crate::service::ServeError;
+        use $crate::service::Service;
+
+        /// One object that reads and writes.
+        struct One<'a, T: ?Sized>(&'a mut T);
+
+        /// A reader and a writer.
+        struct Two<'a, R: ?Sized, W: ?Sized>(&'a mut R, &'a mut W);
+
+        #[cfg(feature = $feature)]
+        impl<T: ::$io::Read + ::$io::Write + ?Sized> $crate::service::Transport for One<'_, T> {
+            type ReadError = T::Error;
+            type WriteError = T::Error;
+            fn read(&mut self, buf: &mut [u8]) -> Result<usize, T::Error> {
+                ::$io::Read::read(self.0, buf)
+            }
+            fn write_all(&mut self, bytes: &[u8]) -> Result<(), T::Error> {
+                ::$io::Write::write_all(self.0, bytes)
+            }
+            fn flush(&mut self) -> Result<(), T::Error> {
+                ::$io::Write::flush(self.0)
+            }
+        }
+
+        #[cfg(feature = $feature)]
+        impl<R: ::$io::Read + ?Sized, W: ::$io::Write + ?Sized> $crate::service::Transport
+            for Two<'_, R, W>
+        {
+            type ReadError = R::Error;
+            type WriteError = W::Error;
+            fn read(&mut self, buf: &mut [u8]) -> Result<usize, R::Error> {
+                ::$io::Read::read(self.0, buf)
+            }
+            fn write_all(&mut self, bytes: &[u8]) -> Result<(), W::Error> {
+                ::$io::Write::write_all(self.1, bytes)
+            }
+            fn flush(&mut self) -> Result<(), W::Error> {
+                ::$io::Write::flush(self.1)
+            }
+        }
+
+        #[cfg(feature = $feature_async)]
+        impl<T: ::$io_async::Read + ::$io_async::Write + ?Sized> $crate::service::AsyncTransport
+            for One<'_, T>
+        {
+            type ReadError = T::Error;
+            type WriteError = T::Error;
+            async fn read(&mut self, buf: &mut [u8]) -> Result<usize, T::Error> {
+                ::$io_async::Read::read(self.0, buf).await
+            }
+            async fn write_all(&mut self, bytes: &[u8]) -> Result<(), T::Error> {
+                ::$io_async::Write::write_all(self.0, bytes).await
+            }
+            async fn flush(&mut self) -> Result<(), T::Error> {
+                ::$io_async::Write::flush(self.0).await
+            }
+        }
+
+        #[cfg(feature = $feature_async)]
+        impl<R: ::$io_async::Read + ?Sized, W: ::$io_async::Write + ?Sized>
+            $crate::service::AsyncTransport for Two<'_, R, W>
+        {
+            type ReadError = R::Error;
+            type WriteError = W::Error;
+            async fn read(&mut self, buf: &mut [u8]) -> Result<usize, R::Error> {
+                ::$io_async::Read::read(self.0, buf).await
+            }
+            async fn write_all(&mut self, bytes: &[u8]) -> Result<(), W::Error> {
+                ::$io_async::Write::write_all(self.1, bytes).await
+            }
+            async fn flush(&mut self) -> Result<(), W::Error> {
+                ::$io_async::Write::flush(self.1).await
+            }
+        }
+
+        #[doc = concat!("Serves `io`, one `embedded-io` ", $version, " object that reads and")]
+        /// writes (a UART), until its input ends (a read of 0 bytes) or the service's
+        /// stop condition holds: see [`Service`] for what is sent when. Each reply, and
+        /// each message from the outbox, is written whole and flushed.
+        #[cfg(feature = $feature)]
+        #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
+        pub fn serve<C, F, IO>(
+            service: &mut Service<'_, C, F>,
+            ctx: &mut C,
+            io: &mut IO,
+        ) -> Result<(), ServeError<IO::Error, IO::Error>>
+        where
+            F: Framer + ?Sized,
+            IO: ::$io::Read + ::$io::Write + ?Sized,
+        {
+            $crate::service::run(service, ctx, &mut One(io))
+        }
+
+        /// [`serve`] over a reader and a writer.
+        #[cfg(feature = $feature)]
+        #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
+        pub fn serve_split<C, F, R, W>(
+            service: &mut Service<'_, C, F>,
+            ctx: &mut C,
+            reader: &mut R,
+            writer: &mut W,
+        ) -> Result<(), ServeError<R::Error, W::Error>>
+        where
+            F: Framer + ?Sized,
+            R: ::$io::Read + ?Sized,
+            W: ::$io::Write + ?Sized,
+        {
+            $crate::service::run(service, ctx, &mut Two(reader, writer))
+        }
+
+        /// [`serve`] over an async object (`embedded-io-async`).
+        #[cfg(feature = $feature_async)]
+        #[cfg_attr(docsrs, doc(cfg(feature = $feature_async)))]
+        pub async fn serve_async<C, F, IO>(
+            service: &mut Service<'_, C, F>,
+            ctx: &mut C,
+            io: &mut IO,
+        ) -> Result<(), ServeError<IO::Error, IO::Error>>
+        where
+            F: Framer + ?Sized,
+            IO: ::$io_async::Read + ::$io_async::Write + ?Sized,
+        {
+            $crate::service::run_async(service, ctx, &mut One(io)).await
+        }
+
+        /// [`serve_async`] over an async reader and writer.
+        #[cfg(feature = $feature_async)]
+        #[cfg_attr(docsrs, doc(cfg(feature = $feature_async)))]
+        pub async fn serve_async_split<C, F, R, W>(
+            service: &mut Service<'_, C, F>,
+            ctx: &mut C,
+            reader: &mut R,
+            writer: &mut W,
+        ) -> Result<(), ServeError<R::Error, W::Error>>
+        where
+            F: Framer + ?Sized,
+            R: ::$io_async::Read + ?Sized,
+            W: ::$io_async::Write + ?Sized,
+        {
+            $crate::service::run_async(service, ctx, &mut Two(reader, writer)).await
+        }
+    };
+}
+
+#[cfg(any(
+    feature = "embedded-io",
+    feature = "embedded-io-async",
+    feature = "embedded-io-07",
+    feature = "embedded-io-async-07"
+))]
+pub(crate) use embedded_io_loops;

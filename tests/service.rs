@@ -1,0 +1,396 @@
+//! The serve loop (`service::Service`) and its transports: messages the server sends
+//! on its own (queued by handlers and by the application), responses from the peer,
+//! the stop condition, the end of input; over `std::io` and both `embedded-io`
+//! versions, one object or a reader and a writer, blocking and async. The counting
+//! allocator (`tests/common/counting.rs`) checks the loop allocates nothing.
+
+#[path = "common/counting.rs"]
+mod counting;
+
+use std::io::{Cursor, Read, Write};
+
+use jsonrpc_slice::client::{Pending, RequestId, Resolution};
+use jsonrpc_slice::envelope::Response;
+use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
+use jsonrpc_slice::frame::newline::LineAccumulator;
+use jsonrpc_slice::outbox::Outbox;
+use jsonrpc_slice::service::Service;
+use jsonrpc_slice::{method_table, std_io, Params, ResultWriter, RpcError, Server};
+
+struct Ctx {
+    outbox: Outbox<1024>,
+    pending: Pending<&'static str, 4>,
+    answered: Vec<(&'static str, String)>,
+    exit: bool,
+}
+
+impl Ctx {
+    fn new() -> Self {
+        Self {
+            outbox: Outbox::new(),
+            pending: Pending::new(),
+            answered: Vec::new(),
+            exit: false,
+        }
+    }
+}
+
+/// `[n]`: `n` progress notifications, then the result `"done"`.
+fn countdown<'p>(
+    ctx: &mut Ctx,
+    p: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let n = p
+        .nth(0)
+        .and_then(|v| v.as_u64())
+        .ok_or(RpcError::invalid_params())?;
+    for i in 1..=n {
+        ctx.outbox.notify("$/progress", |w| {
+            w.begin_object()?;
+            w.key("progress")?;
+            w.u64(i)?;
+            w.end()
+        })?;
+    }
+    Ok(out.str("done")?)
+}
+
+/// A notification that makes the server ask the client something.
+fn opened<'p>(ctx: &mut Ctx, _: Params<'p>, _: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    ctx.pending
+        .insert(RequestId::Number(100), "config")
+        .map_err(|_| RpcError::internal())?;
+    ctx.outbox.request(
+        RequestId::Number(100),
+        "workspace/configuration",
+        |_| Ok(()),
+    )?;
+    Ok(())
+}
+
+fn exit<'p>(ctx: &mut Ctx, _: Params<'p>, _: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    ctx.exit = true;
+    Ok(())
+}
+
+fn responses(ctx: &mut Ctx, r: Response<'_>) {
+    if let Resolution::Matched(tag) = ctx.pending.resolve(r.id) {
+        ctx.answered.push((tag, format!("{:?}", r.outcome)));
+    }
+}
+
+static SERVER: Server<Ctx> = Server::new(method_table! {
+    "countdown" => countdown,
+    "opened" => opened,
+    "exit" => exit,
+});
+
+/// Runs the std loop over `input` (one object: a cursor that reads the input and
+/// writes after it), newline framing.
+fn run_lines(ctx: &mut Ctx, input: &str) -> Vec<String> {
+    let mut framer = LineAccumulator::<1024>::new();
+    let (mut chunk, mut out) = ([0u8; 16], [0u8; 1024]);
+    let mut service = Service::new(&SERVER, &mut framer, &mut chunk, &mut out)
+        .with_outbox(|c: &mut Ctx| &mut c.outbox)
+        .with_responses(responses)
+        .until(|c: &Ctx| c.exit);
+    let mut wire = Vec::new();
+    std_io::serve_split(&mut service, ctx, &mut input.as_bytes(), &mut wire).unwrap();
+    String::from_utf8(wire)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_handlers_messages_come_before_its_reply() {
+    let lines = run_lines(
+        &mut Ctx::new(),
+        "{\"jsonrpc\":\"2.0\",\"method\":\"countdown\",\"params\":[2],\"id\":1}\n\
+         {\"jsonrpc\":\"2.0\",\"method\":\"countdown\",\"params\":[0],\"id\":2}\n",
+    );
+    assert_eq!(
+        lines,
+        [
+            r#"{"jsonrpc":"2.0","method":"$/progress","params":{"progress":1}}"#,
+            r#"{"jsonrpc":"2.0","method":"$/progress","params":{"progress":2}}"#,
+            r#"{"jsonrpc":"2.0","result":"done","id":1}"#,
+            r#"{"jsonrpc":"2.0","result":"done","id":2}"#,
+        ]
+    );
+}
+
+#[test]
+fn a_notifications_messages_are_sent_and_responses_reach_the_hook() {
+    let mut ctx = Ctx::new();
+    let lines = run_lines(
+        &mut ctx,
+        "{\"jsonrpc\":\"2.0\",\"method\":\"opened\"}\n\
+         {\"jsonrpc\":\"2.0\",\"result\":[{\"tabSize\":4}],\"id\":100}\n\
+         {\"jsonrpc\":\"2.0\",\"result\":1,\"id\":55}\n",
+    );
+    // The request went out; the responses were not answered (not even the unknown one).
+    assert_eq!(
+        lines,
+        [r#"{"jsonrpc":"2.0","method":"workspace/configuration","id":100}"#]
+    );
+    assert_eq!(ctx.answered.len(), 1);
+    assert_eq!(ctx.answered[0].0, "config");
+    assert!(ctx.answered[0].1.contains("tabSize"), "{:?}", ctx.answered);
+}
+
+#[test]
+fn the_loop_stops_when_told_and_serves_a_last_line_without_newline() {
+    let mut ctx = Ctx::new();
+    let lines = run_lines(
+        &mut ctx,
+        "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"countdown\",\"params\":[1],\"id\":1}\n",
+    );
+    assert!(ctx.exit);
+    assert!(lines.is_empty(), "{lines:?}");
+    let lines = run_lines(
+        &mut Ctx::new(),
+        "{\"jsonrpc\":\"2.0\",\"method\":\"countdown\",\"params\":[0],\"id\":9}",
+    );
+    assert_eq!(lines, [r#"{"jsonrpc":"2.0","result":"done","id":9}"#]);
+}
+
+#[test]
+fn the_application_sends_between_requests() {
+    let mut framer = ContentLengthAccumulator::<1024>::new();
+    let (mut chunk, mut out) = ([0u8; 64], [0u8; 1024]);
+    let mut ctx = Ctx::new();
+    let mut service = Service::new(&SERVER, &mut framer, &mut chunk, &mut out)
+        .with_outbox(|c: &mut Ctx| &mut c.outbox);
+    // Nothing read yet: the application queues an event, the loop sends it.
+    ctx.outbox.notify("button", |_| Ok(())).unwrap();
+    let mut wire = Vec::new();
+    while let Some(m) = service.next(&mut ctx) {
+        m.pieces().iter().for_each(|p| wire.extend_from_slice(p));
+    }
+    let body = br#"{"jsonrpc":"2.0","method":"button"}"#;
+    let mut want = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    want.extend_from_slice(body);
+    assert_eq!(wire, want);
+    assert!(ctx.outbox.is_empty());
+    assert!(service.next(&mut ctx).is_none());
+    assert!(!service.is_done());
+}
+
+/// A `std::io` object that reads its input and keeps what is written.
+struct Duplex {
+    input: Cursor<Vec<u8>>,
+    output: Vec<u8>,
+}
+
+impl Read for Duplex {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.input.read(buf)
+    }
+}
+
+impl Write for Duplex {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.output.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+const CALL: &str = "{\"jsonrpc\":\"2.0\",\"method\":\"countdown\",\"params\":[1],\"id\":1}\n";
+const WANT: &str = "{\"jsonrpc\":\"2.0\",\"method\":\"$/progress\",\"params\":{\"progress\":1}}\n{\"jsonrpc\":\"2.0\",\"result\":\"done\",\"id\":1}\n";
+
+macro_rules! service {
+    ($framer:ident, $chunk:ident, $out:ident) => {
+        Service::new(&SERVER, &mut $framer, &mut $chunk, &mut $out)
+            .with_outbox(|c: &mut Ctx| &mut c.outbox)
+    };
+}
+
+#[test]
+fn std_io_one_object() {
+    let (mut framer, mut chunk, mut out) = (LineAccumulator::<256>::new(), [0u8; 7], [0u8; 256]);
+    let mut service = service!(framer, chunk, out);
+    let mut io = Duplex {
+        input: Cursor::new(CALL.as_bytes().to_vec()),
+        output: Vec::new(),
+    };
+    std_io::serve(&mut service, &mut Ctx::new(), &mut io).unwrap();
+    assert_eq!(String::from_utf8(io.output).unwrap(), WANT);
+}
+
+/// `embedded-io` (either version): one object over a byte slice and a buffer.
+struct Wire<'a> {
+    input: &'a [u8],
+    output: Vec<u8>,
+}
+
+impl embedded_io::ErrorType for Wire<'_> {
+    type Error = core::convert::Infallible;
+}
+impl embedded_io::Read for Wire<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        let n = buf.len().min(self.input.len()).min(5);
+        buf[..n].copy_from_slice(&self.input[..n]);
+        self.input = &self.input[n..];
+        Ok(n)
+    }
+}
+impl embedded_io::Write for Wire<'_> {
+    fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
+        self.output.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+impl embedded_io_07::ErrorType for Wire<'_> {
+    type Error = core::convert::Infallible;
+}
+impl embedded_io_07::Read for Wire<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        embedded_io::Read::read(self, buf)
+    }
+}
+impl embedded_io_07::Write for Wire<'_> {
+    fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
+        embedded_io::Write::write(self, buf)
+    }
+    fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+#[test]
+fn embedded_io_06_and_07_blocking() {
+    let (mut framer, mut chunk, mut out) = (LineAccumulator::<256>::new(), [0u8; 16], [0u8; 256]);
+    let mut service = service!(framer, chunk, out);
+    let mut wire = Wire {
+        input: CALL.as_bytes(),
+        output: Vec::new(),
+    };
+    jsonrpc_slice::embedded_io::serve(&mut service, &mut Ctx::new(), &mut wire).unwrap();
+    assert_eq!(String::from_utf8(wire.output).unwrap(), WANT);
+
+    let (mut framer, mut chunk, mut out) = (LineAccumulator::<256>::new(), [0u8; 16], [0u8; 256]);
+    let mut service = service!(framer, chunk, out);
+    let mut wire = Wire {
+        input: CALL.as_bytes(),
+        output: Vec::new(),
+    };
+    jsonrpc_slice::embedded_io_07::serve(&mut service, &mut Ctx::new(), &mut wire).unwrap();
+    assert_eq!(String::from_utf8(wire.output).unwrap(), WANT);
+
+    // A reader and a writer: `&[u8]` reads and `&mut [u8]` writes in both versions.
+    for version in [6, 7] {
+        let (mut framer, mut chunk, mut out) =
+            (LineAccumulator::<256>::new(), [0u8; 16], [0u8; 256]);
+        let mut service = service!(framer, chunk, out);
+        let mut reader = CALL.as_bytes();
+        let mut buf = [0u8; 256];
+        let mut writer: &mut [u8] = &mut buf;
+        match version {
+            6 => jsonrpc_slice::embedded_io::serve_split(
+                &mut service,
+                &mut Ctx::new(),
+                &mut reader,
+                &mut writer,
+            )
+            .unwrap(),
+            _ => jsonrpc_slice::embedded_io_07::serve_split(
+                &mut service,
+                &mut Ctx::new(),
+                &mut reader,
+                &mut writer,
+            )
+            .unwrap(),
+        }
+        let left = writer.len();
+        assert_eq!(&buf[..256 - left], WANT.as_bytes(), "0.{version}");
+    }
+}
+
+/// Polls a future to completion with a waker that does nothing: enough for futures
+/// that never wait (the async transports here are ready at once). No allocation.
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    // The tests run on stable; the minimum Rust version is the library's.
+    #[allow(clippy::incompatible_msrv)]
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+#[test]
+fn embedded_io_async_06_and_07() {
+    for version in [6, 7] {
+        let (mut framer, mut chunk, mut out) =
+            (LineAccumulator::<256>::new(), [0u8; 16], [0u8; 256]);
+        let mut service = service!(framer, chunk, out);
+        let mut reader = CALL.as_bytes();
+        let mut buf = [0u8; 256];
+        let mut writer: &mut [u8] = &mut buf;
+        let mut ctx = Ctx::new();
+        match version {
+            6 => block_on(jsonrpc_slice::embedded_io::serve_async_split(
+                &mut service,
+                &mut ctx,
+                &mut reader,
+                &mut writer,
+            ))
+            .unwrap(),
+            _ => block_on(jsonrpc_slice::embedded_io_07::serve_async_split(
+                &mut service,
+                &mut ctx,
+                &mut reader,
+                &mut writer,
+            ))
+            .unwrap(),
+        }
+        let left = writer.len();
+        assert_eq!(&buf[..256 - left], WANT.as_bytes(), "0.{version}");
+    }
+}
+
+#[test]
+fn the_loop_allocates_nothing() {
+    counting::the_counter_works();
+    let input = format!(
+        "{CALL}{{\"jsonrpc\":\"2.0\",\"method\":\"opened\"}}\n{{\"jsonrpc\":\"2.0\",\"result\":null,\"id\":100}}\n{}",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"countdown\",\"params\":[3],\"id\":\"last\"}"
+    );
+    let mut ctx = Ctx::new();
+    ctx.answered.reserve(8);
+    let (mut framer, mut chunk, mut out) = (LineAccumulator::<256>::new(), [0u8; 16], [0u8; 256]);
+    let mut service =
+        service!(framer, chunk, out).with_responses(|c: &mut Ctx, r: Response<'_>| {
+            // Counted, not formatted: formatting would allocate.
+            if let Resolution::Matched(tag) = c.pending.resolve(r.id) {
+                c.answered.push((tag, String::new()));
+            }
+        });
+    let mut reader = input.as_bytes();
+    let mut buf = [0u8; 1024];
+    let mut writer: &mut [u8] = &mut buf;
+    let (result, n) = counting::counting(|| {
+        block_on(jsonrpc_slice::embedded_io::serve_async_split(
+            &mut service,
+            &mut ctx,
+            &mut reader,
+            &mut writer,
+        ))
+    });
+    result.unwrap();
+    assert_eq!(n, 0, "{n} allocator calls");
+    let left = writer.len();
+    let text = std::str::from_utf8(&buf[..1024 - left]).unwrap();
+    assert_eq!(text.lines().count(), 2 + 1 + 3 + 1, "{text}");
+    assert_eq!(ctx.answered.len(), 1);
+}
