@@ -1,7 +1,7 @@
 //! Typed params and results (feature `serde`): decoding positional and named params,
 //! borrowed and escaped strings, shape mismatches as -32602, results serialized into
-//! the reply with rollback on overflow, and the number-or-string way around
-//! serde-json-core's missing `deserialize_any`.
+//! the reply with rollback on overflow, and the number-or-string raw view.
+//! (Every serde shape, one by one: `tests/typed_shapes.rs`.)
 
 use jsonrpc_slice::serde::{typed, NumberOrString};
 use jsonrpc_slice::{method_table, typed_handler, Params, ResultWriter, RpcError, Server};
@@ -164,39 +164,69 @@ fn positional_and_named() {
 
 #[test]
 fn shape_mismatches_are_invalid_params_with_a_reason() {
+    // (method, params, message prefix, data: where it failed)
     let cases = [
         (
             "add",
             json!([1]),
-            "Invalid params: the shape does not match",
+            "Invalid params: too few elements",
+            json!(1),
         ),
-        ("add", json!([1, 2, 3]), "Invalid params: too many values"),
+        (
+            "add",
+            json!([1, 2, 3]),
+            "Invalid params: too many elements",
+            json!(2),
+        ),
         (
             "add",
             json!(["1", 2]),
-            "Invalid params: a value has the wrong type",
+            "Invalid params: expected an integer",
+            json!(0),
         ),
         (
             "add",
             json!({"a": 1}),
-            "Invalid params: a value has the wrong type",
+            "Invalid params: expected an array",
+            Value::Null,
         ),
-        ("add", json!([9223372036854775807_i64, 1]), "Invalid params"),
+        (
+            "add",
+            json!([9223372036854775807_i64, 1]),
+            "Invalid params",
+            Value::Null,
+        ),
         (
             "subtract",
             json!({"minuend": 1}),
-            "Invalid params: the shape does not match",
+            "Invalid params: required field missing",
+            Value::Null,
+        ),
+        (
+            "subtract",
+            json!({"minuend": 1, "subtrahend": true}),
+            "Invalid params: expected an integer",
+            json!("subtrahend"),
         ),
         (
             "greet",
             json!({"name": "caf\u{e9}\n"}),
-            "Invalid params: a string with escapes needs decode_with_scratch",
+            "Invalid params: a string with escapes cannot be borrowed: use an owned string type",
+            json!("name"),
         ),
     ];
-    for (method, params, message) in cases {
-        let (code, got) = error(method, params.clone());
-        assert_eq!(code, -32602, "{method} {params}");
+    for (method, params, message, data) in cases {
+        let request = json!({"jsonrpc":"2.0","method":method,"params":params.clone(),"id":1});
+        let reply = call(&mut Ctx::default(), request);
+        let e = &reply["error"];
+        assert_eq!(e["code"], -32602, "{method} {params}: {reply}");
+        let got = e["message"].as_str().unwrap();
         assert!(got.starts_with(message), "{method} {params}: {got}");
+        assert_eq!(
+            e.get("data").cloned().unwrap_or(Value::Null),
+            data,
+            "{method} {params}: {reply}"
+        );
     }
 }
 

@@ -1,37 +1,76 @@
-//! Typed params and results (feature `serde`): the one file that names `serde` and
-//! `serde-json-core`.
+//! Typed params and results (feature `serde`): the one module that names `serde`.
 //!
-//! - **Params in**: [`Params::decode`] and [`RawJson::decode`] run `serde-json-core`
-//!   over the raw slice: a tuple or array for positional params, a struct for named
-//!   ones. `&str` fields borrow from the input when the string holds no escape;
-//!   strings with escapes need an owned type (`heapless::String`, say) and
-//!   [`Params::decode_with_scratch`], which unescapes into your buffer. A shape that
-//!   does not match is `-32602 Invalid params` with a message that says what was
-//!   wrong.
-//! - **Results out**: [`ResultWriter::serialize`] writes any `Serialize` value
-//!   straight into the reply buffer, through the same checked writer as every other
-//!   result: no intermediate copy, and an overflow rolls the reply back like any
-//!   other. It is this crate's own serializer, not `serde-json-core`'s, which panics
-//!   on a `char` or a custom error; here those are a `char` string and a `-32603`.
-//! - **`serde-json-core` has no `deserialize_any`**, so untagged enums cannot be
-//!   decoded. For values that may be a number or a string (ids, hex quantities),
-//!   read the field as a [`RawJson`] view with [`Params::get`] / [`Params::nth`] and
-//!   use [`NumberOrString`], or decode the parts that are typed field by field with
-//!   [`RawJson::decode`].
-//! - **Declaring a typed handler**: [`typed`] adapts a closure over typed params and
-//!   a typed result to a [`Handler`](crate::Handler); the [`typed_handler!`](crate::typed_handler)
-//!   macro writes the whole handler from a signature.
+//! - **Params in**: [`Params::decode`](crate::Params::decode) and
+//!   [`RawJson::decode`] run this crate's own deserializer over the already
+//!   validated params: a tuple or array for positional params, a struct for named
+//!   ones. Strings without escapes are borrowed; strings with escapes are unescaped
+//!   into a scratch buffer ([`Params::decode_with_scratch`](crate::Params::decode_with_scratch))
+//!   and handed to owned string types. A shape that does not fit is a
+//!   [`DecodeError`]: a [`Reason`] and where it failed ([`At`]: the member's key or
+//!   the element's index), which becomes a `-32602`. No input and no type makes it
+//!   panic, allocate or recurse more than [`MAX_DEPTH`] levels.
+//! - **Results out**: [`ResultWriter::serialize`](crate::ResultWriter::serialize)
+//!   writes any `Serialize` value straight into the reply buffer, through the same
+//!   checked writer as every other result: no intermediate copy, and an overflow
+//!   rolls the reply back like any other. A `char` is a string; a custom error is a
+//!   `-32603`.
+//! - **Pass-through**: a [`RawJson`] field is borrowed as is from the params (an MCP
+//!   tool's `arguments`) and written verbatim into a result.
+//! - **Typed handlers**: [`typed`] adapts a closure over typed params and a typed
+//!   result to a [`Handler`](crate::Handler), with a [`DEFAULT_SCRATCH`]-byte scratch
+//!   buffer on the stack ([`typed_sized`], [`typed_with_scratch`] for others); the
+//!   [`typed_handler!`](crate::typed_handler) macro writes the whole handler from a
+//!   signature.
+//!
+//! # Shapes
+//!
+//! What each serde shape decodes from, and what is refused (always a clean
+//! [`DecodeError`], `-32602`, never a panic). It follows serde_json wherever both
+//! decode; the differential tests hold it to that.
+//!
+//! | Type | Decodes from | Refused, with [`Reason`] |
+//! |---|---|---|
+//! | `bool` | `true`, `false` | anything else: `ExpectedBool` |
+//! | `i8` … `i64`, `u8` … `u64`, `i128`, `u128` | an integer lexeme (no fraction, no exponent), range-checked exactly | `1.0`, `1e2`, `-0`: `ExpectedInteger`; beyond the type: `IntegerOutOfRange` |
+//! | `f32`, `f64` | any number (nearest value) | beyond `f64` (`1e400`): `NumberOutOfRange`, as serde_json |
+//! | `&str`, `&[u8]` (borrowed) | a string without escapes | a string with escapes: `EscapedBorrowed` (use an owned type) |
+//! | `String`, `heapless::String<N>`, `char`, `Cow<str>` | any string; escapes decoded into the scratch | no scratch: `NoScratch`; longer than the scratch: `ScratchTooSmall`; beyond `N`: `StringTooLong` |
+//! | `Option<T>` | `null` is `None`, anything else `Some` (also a missing field) | as `T` |
+//! | `()`, unit structs | `null` | `ExpectedNull` |
+//! | newtype structs | as the inner type | as the inner type |
+//! | tuples, tuple structs, `[T; N]` | an array of exactly that many elements | fewer: `TooFewElements`, more: `TooManyElements`, at the index |
+//! | `heapless::Vec<T, N>`, `Vec<T>` | an array | more than `N`: `TooManyElements`, at the index |
+//! | structs | an object (or, as serde_json, an array of the fields in order) | missing field: `MissingField`; with `deny_unknown_fields`, an unknown member: `UnknownField`; a field twice: `DuplicateField` |
+//! | maps (`BTreeMap`, `HashMap`, `heapless::LinearMap`) | an object; keys as strings, or parsed as integers, floats or booleans for those key types (as serde_json) | a key that does not parse: `ExpectedInteger`…; keys of unit, sequence or map types: `BadMapKey` |
+//! | enums, externally tagged (the default) | `"Unit"`, or `{"Variant": value}` (one member) | anything else: `ExpectedEnum`; a bare name for a variant with data: `VariantNeedsData`; `UnknownVariant` |
+//! | enums, internally tagged, adjacently tagged, untagged; `#[serde(flatten)]` | through `deserialize_any` (serde buffers the value; needs serde's `alloc`) | no variant matches: `Custom` (serde's message is not kept: it would need an allocation) |
+//! | `serde_json::Value`-like types, `IgnoredAny` | anything, through `deserialize_any` | — |
+//! | [`RawJson`] | any value, borrowed as sent | inside untagged or internally tagged enums and `flatten` (buffered by serde): `WrongType` |
+//!
+//! Nesting deeper than [`MAX_DEPTH`] levels (arrays, objects, enum wrappers, `Some`
+//! and newtypes each count one) is `TooDeep`, whatever the type.
+//!
+//! Where it failed goes with every error ([`At`]): the innermost member (its key as
+//! sent) or element (its index), or the field found missing. `Display` says it all
+//! (``Invalid params: field `uri`: expected a string``); the `-32602` made from it has
+//! the reason as its message (`Invalid params: expected a string`) and the key or
+//! index as its `data` (see [`DecodeError`]).
 
 mod de;
+mod error;
+mod raw;
 mod ser;
 mod typed;
 
 use crate::raw::{Kind, RawJson, RawStr};
 
-pub use typed::typed;
+pub use de::MAX_DEPTH;
+pub use error::{At, DecodeError, Reason};
+pub use typed::{typed, typed_sized, typed_with_scratch, DEFAULT_SCRATCH};
 
-/// A value that may be a number or a string — what an untagged enum would be, had
-/// `serde-json-core` `deserialize_any`. Made from a [`RawJson`] view.
+/// A value that may be a number or a string (an id, a hex quantity), read from a
+/// [`RawJson`] view without decoding it. (An untagged enum does the same through
+/// [`Params::decode`](crate::Params::decode).)
 ///
 /// ```
 /// use jsonrpc_slice::serde::NumberOrString;

@@ -4,6 +4,7 @@ use core::fmt::{self, Write as _};
 
 use serde::ser::{self, Serialize};
 
+use super::raw::RAW_JSON_TOKEN;
 use crate::raw::RawJson;
 use crate::write::{ResultWriter, WriteError};
 
@@ -189,9 +190,12 @@ impl<'a, 'o> ser::Serializer for ValueSerializer<'a, 'o> {
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
-        _: &'static str,
+        name: &'static str,
         value: &T,
     ) -> Result<(), WriteError> {
+        if name == RAW_JSON_TOKEN {
+            return value.serialize(RawText { w: self.w });
+        }
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -497,6 +501,86 @@ impl ser::Serializer for KeySerializer<'_, '_> {
         _: usize,
     ) -> Result<Self::SerializeStructVariant, WriteError> {
         Err(WriteError::Misuse)
+    }
+}
+
+/// Writes the text of a [`RawJson`] verbatim (checked again: a `RawJson` holds one
+/// JSON value). Anything but a string is a misuse of the token.
+struct RawText<'a, 'o> {
+    w: &'a mut ResultWriter<'o>,
+}
+
+/// Serializer methods that refuse their value.
+macro_rules! refuse {
+    ($($method:ident($($arg:ty),*) -> $ret:ty,)*) => {$(
+        fn $method(self, $(_: $arg),*) -> Result<$ret, WriteError> {
+            Err(WriteError::Misuse)
+        }
+    )*};
+}
+
+impl ser::Serializer for RawText<'_, '_> {
+    type Ok = ();
+    type Error = WriteError;
+    type SerializeSeq = ser::Impossible<(), WriteError>;
+    type SerializeTuple = ser::Impossible<(), WriteError>;
+    type SerializeTupleStruct = ser::Impossible<(), WriteError>;
+    type SerializeTupleVariant = ser::Impossible<(), WriteError>;
+    type SerializeMap = ser::Impossible<(), WriteError>;
+    type SerializeStruct = ser::Impossible<(), WriteError>;
+    type SerializeStructVariant = ser::Impossible<(), WriteError>;
+
+    fn serialize_str(self, v: &str) -> Result<(), WriteError> {
+        let raw = RawJson::new(v.as_bytes()).map_err(|_| WriteError::Misuse)?;
+        self.w.raw(raw)
+    }
+    fn collect_str<T: fmt::Display + ?Sized>(self, _: &T) -> Result<(), WriteError> {
+        Err(WriteError::Misuse)
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), WriteError> {
+        Err(WriteError::Misuse)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), WriteError> {
+        Err(WriteError::Misuse)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), WriteError> {
+        Err(WriteError::Misuse)
+    }
+    refuse! {
+        serialize_bool(bool) -> (),
+        serialize_i8(i8) -> (),
+        serialize_i16(i16) -> (),
+        serialize_i32(i32) -> (),
+        serialize_i64(i64) -> (),
+        serialize_u8(u8) -> (),
+        serialize_u16(u16) -> (),
+        serialize_u32(u32) -> (),
+        serialize_u64(u64) -> (),
+        serialize_f32(f32) -> (),
+        serialize_f64(f64) -> (),
+        serialize_char(char) -> (),
+        serialize_bytes(&[u8]) -> (),
+        serialize_none() -> (),
+        serialize_unit() -> (),
+        serialize_unit_struct(&'static str) -> (),
+        serialize_unit_variant(&'static str, u32, &'static str) -> (),
+        serialize_seq(Option<usize>) -> Self::SerializeSeq,
+        serialize_tuple(usize) -> Self::SerializeTuple,
+        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct,
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant,
+        serialize_map(Option<usize>) -> Self::SerializeMap,
+        serialize_struct(&'static str, usize) -> Self::SerializeStruct,
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant,
     }
 }
 
