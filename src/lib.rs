@@ -93,9 +93,11 @@
 //! None are on by default, and the core needs none.
 //!
 //! - `std`: [`std_io::serve`], a framed server over `std::io::{Read, Write}`.
-//! - `serde`: typed params ([`Params::decode`], `serde-json-core`) and typed results
-//!   (`ResultWriter::serialize`), the [`serde::typed`] adapter and the
-//!   `typed_handler!` macro.
+//! - `serde`: typed params ([`Params::decode`], this crate's own deserializer over
+//!   the validated params: every serde shape, escapes into a scratch buffer, a
+//!   `-32602` that names the failing field) and typed results
+//!   (`ResultWriter::serialize`), [`RawJson`] as a pass-through field, the
+//!   [`serde::typed`] adapter and the `typed_handler!` macro.
 //! - `embedded-io`, `embedded-io-async`: `embedded_io::serve` and
 //!   `embedded_io::serve_async`, the same over `embedded-io` 0.6 streams (a UART).
 //! - `defmt`: `defmt::Format` for the public error and message types, raw JSON

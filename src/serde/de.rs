@@ -305,9 +305,21 @@ impl<'de> Deserializer<'de, '_> {
             scratch: self.scratch,
             depth,
             pending: None,
+            last: None,
             exhausted: false,
         };
-        let v = visitor.visit_map(&mut map)?;
+        let v = match visitor.visit_map(&mut map) {
+            Ok(v) => v,
+            // A map of fixed capacity, full.
+            Err(e) if e.reason() == Reason::WrongLength && e.at() == At::Whole => {
+                let e = e.because(Reason::TooManyMembers);
+                return Err(match map.last {
+                    Some(key) => e.within(At::Member(key)),
+                    None => e,
+                });
+            }
+            Err(e) => return Err(e),
+        };
         if map.exhausted || map.pending.is_some() {
             return Ok(v);
         }
@@ -603,6 +615,8 @@ struct Map<'de, 's> {
     depth: u16,
     /// The key (as sent) and value of the member whose key was just read.
     pending: Option<(RawJson<'de>, RawJson<'de>)>,
+    /// The key (as sent) of the last member read.
+    last: Option<RawJson<'de>>,
     /// `true` once the visitor asked past the last member.
     exhausted: bool,
 }
@@ -619,6 +633,7 @@ impl<'de> de::MapAccess<'de> for Map<'de, '_> {
             return Ok(None);
         };
         self.pending = Some((raw_key, value));
+        self.last = Some(raw_key);
         seed.deserialize(Key {
             key,
             scratch: self.scratch,

@@ -82,7 +82,8 @@ reasons! {
     TooFewElements => "too few elements",
     /// An array longer than its type (a tuple, or a fixed capacity) holds.
     TooManyElements => "too many elements",
-    /// An object with members its type did not read.
+    /// An object with more members than its type holds (a fixed capacity), or
+    /// members its type did not read.
     TooManyMembers => "too many members",
     /// A string longer than its type holds (a fixed-capacity string).
     StringTooLong => "string too long for its type",

@@ -2,6 +2,7 @@
 //! from typed params.
 
 use core::fmt;
+use core::marker::PhantomData;
 
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::ser::{Serialize, Serializer};
@@ -21,22 +22,22 @@ impl Serialize for RawJson<'_> {
     }
 }
 
-impl<'de> Deserialize<'de> for RawJson<'de> {
+impl<'de: 'a, 'a> Deserialize<'de> for RawJson<'a> {
     /// The value as sent, borrowed (any JSON value: an MCP tool's `arguments`
     /// object, say), through this crate's deserializer
     /// ([`Params::decode`](crate::Params::decode)). Other deserializers, and serde's
     /// buffering of untagged and internally tagged enums and `#[serde(flatten)]`,
     /// cannot hand it over and are refused.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_newtype_struct(RAW_JSON_TOKEN, RawVisitor)
+        deserializer.deserialize_newtype_struct(RAW_JSON_TOKEN, RawVisitor(PhantomData))
     }
 }
 
 /// Takes the text of the value from this crate's deserializer.
-struct RawVisitor;
+struct RawVisitor<'a>(PhantomData<RawJson<'a>>);
 
-impl<'de> Visitor<'de> for RawVisitor {
-    type Value = RawJson<'de>;
+impl<'de: 'a, 'a> Visitor<'de> for RawVisitor<'a> {
+    type Value = RawJson<'a>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value decoded by jsonrpc_slice")
