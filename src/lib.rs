@@ -81,7 +81,8 @@
 //!   zero allocations.
 //! - **No panic** on any input, and **bounded stack**: nothing recurses over the input;
 //!   nesting is tracked in a fixed bit stack, so 100 000 nested `[` is a `-32700` in
-//!   the same stack as `[]`.
+//!   the same stack as `[]`. (Typed params, feature `serde`, are the one exception:
+//!   serde's visitors recurse once per level, at most [`serde::MAX_DEPTH`] levels.)
 //! - **Never a truncated reply**: a reply that does not fit is rolled back and replaced
 //!   by `-32603` with the same id.
 //! - **Spec-exact**: ids are echoed byte for byte, notifications are never answered,

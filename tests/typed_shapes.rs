@@ -523,6 +523,9 @@ fn raw_json_passes_through() {
         w.written(),
         br#"{"name":"search","arguments":{ "q": "a\nb", "n": [1, 2.5e3] }}"#
     );
+    // Another serializer sees a newtype holding the JSON text, as documented.
+    let raw = RawJson::new(b"[1]").unwrap();
+    assert_eq!(serde_json::to_string(&raw).unwrap(), r#""[1]""#);
     // Any value, and in a sequence.
     let all: Vec<RawJson> = de(r#"[null, "x", {"a":[]}, -1e9]"#).unwrap();
     let all: Vec<&[u8]> = all.iter().map(|r| r.as_bytes()).collect();

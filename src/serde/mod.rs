@@ -45,7 +45,7 @@
 //! | enums, externally tagged (the default) | `"Unit"`, or `{"Variant": value}` (one member) | anything else: `ExpectedEnum`; a bare name for a variant with data: `VariantNeedsData`; `UnknownVariant` |
 //! | enums, internally tagged, adjacently tagged, untagged; `#[serde(flatten)]` | through `deserialize_any` (serde buffers the value; needs serde's `alloc`) | no variant matches: `Custom` (serde's message is not kept: it would need an allocation) |
 //! | `serde_json::Value`-like types, `IgnoredAny` | anything, through `deserialize_any` | — |
-//! | [`RawJson`] | any value, borrowed as sent | inside untagged or internally tagged enums and `flatten` (buffered by serde): `WrongType` |
+//! | [`RawJson`] | any value, borrowed as sent | inside untagged or internally tagged enums and `flatten` (serde buffers those values, and a buffer cannot hand out the raw text): `WrongType`, or `Custom` from an untagged enum |
 //!
 //! Nesting deeper than [`MAX_DEPTH`] levels (arrays, objects, enum wrappers, `Some`
 //! and newtypes each count one) is `TooDeep`, whatever the type.
