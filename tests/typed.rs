@@ -3,7 +3,7 @@
 //! the reply with rollback on overflow, and the number-or-string raw view.
 //! (Every serde shape, one by one: `tests/typed_shapes.rs`.)
 
-use jsonrpc_slice::serde::{typed, NumberOrString};
+use jsonrpc_slice::serde::{typed, typed_with_scratch, NumberOrString, DEFAULT_SCRATCH};
 use jsonrpc_slice::{method_table, typed_handler, Params, ResultWriter, RpcError, Server};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -102,7 +102,36 @@ fn huge<'p>(_: &mut Ctx, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<()
     Ok(out.serialize(&vec![[0u64; 32]; 64])?)
 }
 
+/// An LSP-like notification: owned strings with escapes, out of the box.
+#[derive(Deserialize)]
+struct DidChange {
+    uri: String,
+    text: String,
+}
+
+typed_handler! {
+    /// The default scratch: escaped strings up to DEFAULT_SCRATCH bytes, decoded.
+    fn did_change(ctx: &mut Ctx, p: DidChange) -> Result<(usize, usize), RpcError<'static>> {
+        ctx.calls += 1;
+        Ok((p.uri.len(), p.text.lines().count()))
+    }
+}
+
+/// The same with a scratch of the caller's, for whole documents.
+fn did_change_big<'p>(
+    ctx: &mut Ctx,
+    params: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let mut scratch = vec![0u8; 64 * 1024];
+    typed_with_scratch(ctx, params, out, &mut scratch, |_, p: DidChange| {
+        Ok((p.uri.len(), p.text.lines().count()))
+    })
+}
+
 static SERVER: Server<Ctx> = Server::new(method_table! {
+    "did_change" => did_change,
+    "did_change_big" => did_change_big,
     "add" => add,
     "subtract" => subtract,
     "greet" => greet,
@@ -255,4 +284,27 @@ fn serialized_results_roll_back_on_overflow() {
     let (code, message) = error("huge", json!([]));
     assert_eq!(code, -32603);
     assert_eq!(message, "Internal error: reply larger than 1024 bytes");
+}
+
+#[test]
+fn escaped_strings_into_owned_types_out_of_the_box() {
+    let params = json!({"uri": "file:///C:\\src\\a.rs", "text": "fn main() {\n    \"hi\"\n}\n"});
+    assert_eq!(result("did_change", params.clone()), json!([19, 3]));
+    assert_eq!(result("did_change_big", params), json!([19, 3]));
+    // Longer than the default scratch, decoded: refused by the default, fine with a
+    // scratch of the caller's.
+    let long = "line\n".repeat(DEFAULT_SCRATCH);
+    let params = json!({"uri": "u", "text": long});
+    let (code, message) = error("did_change", params.clone());
+    assert_eq!(
+        (code, message.as_str()),
+        (
+            -32602,
+            "Invalid params: an escaped string is longer than the scratch buffer"
+        )
+    );
+    assert_eq!(
+        result("did_change_big", params),
+        json!([1, DEFAULT_SCRATCH])
+    );
 }
