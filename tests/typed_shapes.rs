@@ -286,6 +286,10 @@ fn maps_with_string_and_parsed_keys() {
     assert_eq!(m, BTreeMap::from([("k", 1)]));
     let m: BTreeMap<u64, bool> = de(r#"{"1":true,"18446744073709551615":false}"#).unwrap();
     assert_eq!(m, BTreeMap::from([(1, true), (u64::MAX, false)]));
+    // An integer key with escapes is decoded first (serde_json refuses it).
+    let m: BTreeMap<u64, bool> = de(r#"{"\u0031":true}"#).unwrap();
+    assert_eq!(m, BTreeMap::from([(1, true)]));
+    assert!(serde_json::from_str::<BTreeMap<u64, bool>>(r#"{"\u0031":true}"#).is_err());
     let m: BTreeMap<i8, ()> = de(r#"{"-128":null}"#).unwrap();
     assert_eq!(m.keys().copied().collect::<Vec<_>>(), [-128]);
     let m: BTreeMap<bool, u8> = de(r#"{"true":1}"#).unwrap();

@@ -41,7 +41,7 @@
 //! | tuples, tuple structs, `[T; N]` | an array of exactly that many elements | fewer: `TooFewElements`, more: `TooManyElements`, at the index |
 //! | `heapless::Vec<T, N>`, `Vec<T>` | an array | more than `N`: `TooManyElements`, at the index |
 //! | structs | an object (or, as serde_json, an array of the fields in order) | missing field: `MissingField`; with `deny_unknown_fields`, an unknown member: `UnknownField`; a field twice: `DuplicateField` |
-//! | maps (`BTreeMap`, `HashMap`, `heapless::LinearMap`) | an object; keys as strings, or parsed as integers, floats or booleans for those key types (as serde_json) | a key that does not parse: `ExpectedInteger`…; keys of unit, sequence or map types: `BadMapKey` |
+//! | maps (`BTreeMap`, `HashMap`, `heapless::LinearMap`) | an object; keys as strings, or parsed as integers, floats or booleans for those key types (as serde_json; a key with escapes is decoded first, so `"\u0031"` is the integer key 1, which serde_json refuses) | a key that does not parse: `ExpectedInteger`…; keys of unit, sequence or map types: `BadMapKey` |
 //! | enums, externally tagged (the default) | `"Unit"`, or `{"Variant": value}` (one member) | anything else: `ExpectedEnum`; a bare name for a variant with data: `VariantNeedsData`; `UnknownVariant` |
 //! | enums, internally tagged, adjacently tagged, untagged; `#[serde(flatten)]` | through `deserialize_any` (serde buffers the value; needs serde's `alloc`) | no variant matches: `Custom` (serde's message is not kept: it would need an allocation) |
 //! | `serde_json::Value`-like types, `IgnoredAny` | anything, through `deserialize_any` | — |
