@@ -84,7 +84,8 @@
 //!   zero allocations.
 //! - **No panic** on any input, and **bounded stack**: nothing recurses over the input;
 //!   nesting is tracked in a fixed bit stack, so 100 000 nested `[` is a `-32700` in
-//!   the same stack as `[]`.
+//!   the same stack as `[]`. (Typed params, feature `serde`, are the one exception:
+//!   serde's visitors recurse once per level, at most `serde::MAX_DEPTH` levels.)
 //! - **Never a truncated reply**: a reply that does not fit is rolled back and replaced
 //!   by `-32603` with the same id.
 //! - **Spec-exact**: ids are echoed byte for byte, notifications are never answered,
@@ -101,8 +102,10 @@
 //!
 //! - `std`: `std_io::serve` and `serve_split`, the [`service`] loop over
 //!   `std::io::{Read, Write}` (one object, or a reader and a writer).
-//! - `serde`: typed params (`Params::decode`, `serde-json-core`) and typed results
-//!   (`ResultWriter::serialize`), the `serde::typed` adapter and the
+//! - `serde`: typed params (`Params::decode`, this crate's own deserializer over the
+//!   validated params: every serde shape, escapes into a scratch buffer, a `-32602`
+//!   that names the failing field) and typed results (`ResultWriter::serialize`),
+//!   [`RawJson`] as a pass-through field, the `serde::typed` adapter and the
 //!   `typed_handler!` macro.
 //! - `embedded-io`, `embedded-io-async`: `embedded_io::serve` and
 //!   `embedded_io::serve_async` (and their `_split` forms), the same over

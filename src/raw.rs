@@ -334,6 +334,21 @@ impl<'a> Iterator for Members<'a> {
     }
 }
 
+#[cfg(feature = "serde")]
+impl<'a> Members<'a> {
+    /// The next member with its key also as the whole JSON string (quotes included),
+    /// for errors that name the key as sent.
+    pub(crate) fn next_with_raw_key(&mut self) -> Option<(RawJson<'a>, RawStr<'a>, RawJson<'a>)> {
+        let raw_key = self.cursor.take(b':')?;
+        let Some(key) = raw_key.as_str() else {
+            self.cursor.i = self.cursor.b.len();
+            return None;
+        };
+        let value = self.cursor.take_value()?;
+        Some((raw_key, key, value))
+    }
+}
+
 /// The inside of a JSON string (without the quotes), with its escapes as sent.
 ///
 /// Compare it with [`RawStr::eq_str`] (escapes decoded on the fly, no copy), read it

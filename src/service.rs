@@ -292,6 +292,7 @@ impl<R: fmt::Display, W: fmt::Display> fmt::Display for ServeError<R, W> {
 
 /// A blocking byte stream, as the integration files adapt one (one object that reads
 /// and writes, or a reader and a writer).
+#[cfg(any(feature = "std", feature = "embedded-io", feature = "embedded-io-07"))]
 pub(crate) trait Transport {
     type ReadError;
     type WriteError;
@@ -301,6 +302,7 @@ pub(crate) trait Transport {
 }
 
 /// The blocking serve loop: send what there is, read, until done.
+#[cfg(any(feature = "std", feature = "embedded-io", feature = "embedded-io-07"))]
 pub(crate) fn run<C, F: Framer + ?Sized, T: Transport + ?Sized>(
     service: &mut Service<'_, C, F>,
     ctx: &mut C,
@@ -366,6 +368,12 @@ pub(crate) async fn run_async<C, F: Framer + ?Sized, T: AsyncTransport + ?Sized>
 /// bring them), over one object that reads and writes or over a reader and a writer,
 /// blocking or async. Written once for every version: `src/embedded_io.rs` (0.6) and
 /// `src/embedded_io_07.rs` (0.7) are one line each.
+#[cfg(any(
+    feature = "embedded-io",
+    feature = "embedded-io-async",
+    feature = "embedded-io-07",
+    feature = "embedded-io-async-07"
+))]
 macro_rules! embedded_io_loops {
     ($io:ident, $feature:literal, $io_async:ident, $feature_async:literal, $version:literal) => {
         use $crate::frame::Framer;

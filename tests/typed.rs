@@ -1,9 +1,9 @@
 //! Typed params and results (feature `serde`): decoding positional and named params,
 //! borrowed and escaped strings, shape mismatches as -32602, results serialized into
-//! the reply with rollback on overflow, and the number-or-string way around
-//! serde-json-core's missing `deserialize_any`.
+//! the reply with rollback on overflow, and the number-or-string raw view.
+//! (Every serde shape, one by one: `tests/typed_shapes.rs`.)
 
-use jsonrpc_slice::serde::{typed, NumberOrString};
+use jsonrpc_slice::serde::{typed, typed_with_scratch, NumberOrString, DEFAULT_SCRATCH};
 use jsonrpc_slice::{method_table, typed_handler, Params, ResultWriter, RpcError, Server};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -102,7 +102,36 @@ fn huge<'p>(_: &mut Ctx, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<()
     Ok(out.serialize(&vec![[0u64; 32]; 64])?)
 }
 
+/// An LSP-like notification: owned strings with escapes, out of the box.
+#[derive(Deserialize)]
+struct DidChange {
+    uri: String,
+    text: String,
+}
+
+typed_handler! {
+    /// The default scratch: escaped strings up to DEFAULT_SCRATCH bytes, decoded.
+    fn did_change(ctx: &mut Ctx, p: DidChange) -> Result<(usize, usize), RpcError<'static>> {
+        ctx.calls += 1;
+        Ok((p.uri.len(), p.text.lines().count()))
+    }
+}
+
+/// The same with a scratch of the caller's, for whole documents.
+fn did_change_big<'p>(
+    ctx: &mut Ctx,
+    params: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let mut scratch = vec![0u8; 64 * 1024];
+    typed_with_scratch(ctx, params, out, &mut scratch, |_, p: DidChange| {
+        Ok((p.uri.len(), p.text.lines().count()))
+    })
+}
+
 static SERVER: Server<Ctx> = Server::new(method_table! {
+    "did_change" => did_change,
+    "did_change_big" => did_change_big,
     "add" => add,
     "subtract" => subtract,
     "greet" => greet,
@@ -164,39 +193,69 @@ fn positional_and_named() {
 
 #[test]
 fn shape_mismatches_are_invalid_params_with_a_reason() {
+    // (method, params, message prefix (naming where it failed), data: where it failed)
     let cases = [
         (
             "add",
             json!([1]),
-            "Invalid params: the shape does not match",
+            "Invalid params: index 1: too few elements",
+            json!(1),
         ),
-        ("add", json!([1, 2, 3]), "Invalid params: too many values"),
+        (
+            "add",
+            json!([1, 2, 3]),
+            "Invalid params: index 2: too many elements",
+            json!(2),
+        ),
         (
             "add",
             json!(["1", 2]),
-            "Invalid params: a value has the wrong type",
+            "Invalid params: index 0: expected an integer",
+            json!(0),
         ),
         (
             "add",
             json!({"a": 1}),
-            "Invalid params: a value has the wrong type",
+            "Invalid params: expected an array",
+            Value::Null,
         ),
-        ("add", json!([9223372036854775807_i64, 1]), "Invalid params"),
+        (
+            "add",
+            json!([9223372036854775807_i64, 1]),
+            "Invalid params",
+            Value::Null,
+        ),
         (
             "subtract",
             json!({"minuend": 1}),
-            "Invalid params: the shape does not match",
+            "Invalid params: field `subtrahend`: required field missing",
+            Value::Null,
+        ),
+        (
+            "subtract",
+            json!({"minuend": 1, "subtrahend": true}),
+            "Invalid params: field `subtrahend`: expected an integer",
+            json!("subtrahend"),
         ),
         (
             "greet",
             json!({"name": "caf\u{e9}\n"}),
-            "Invalid params: a string with escapes needs decode_with_scratch",
+            "Invalid params: field `name`: a string with escapes cannot be borrowed: use an owned string type",
+            json!("name"),
         ),
     ];
-    for (method, params, message) in cases {
-        let (code, got) = error(method, params.clone());
-        assert_eq!(code, -32602, "{method} {params}");
+    for (method, params, message, data) in cases {
+        let request = json!({"jsonrpc":"2.0","method":method,"params":params.clone(),"id":1});
+        let reply = call(&mut Ctx::default(), request);
+        let e = &reply["error"];
+        assert_eq!(e["code"], -32602, "{method} {params}: {reply}");
+        let got = e["message"].as_str().unwrap();
         assert!(got.starts_with(message), "{method} {params}: {got}");
+        assert_eq!(
+            e.get("data").cloned().unwrap_or(Value::Null),
+            data,
+            "{method} {params}: {reply}"
+        );
     }
 }
 
@@ -225,4 +284,27 @@ fn serialized_results_roll_back_on_overflow() {
     let (code, message) = error("huge", json!([]));
     assert_eq!(code, -32603);
     assert_eq!(message, "Internal error: reply larger than 1024 bytes");
+}
+
+#[test]
+fn escaped_strings_into_owned_types_out_of_the_box() {
+    let params = json!({"uri": "file:///C:\\src\\a.rs", "text": "fn main() {\n    \"hi\"\n}\n"});
+    assert_eq!(result("did_change", params.clone()), json!([19, 3]));
+    assert_eq!(result("did_change_big", params), json!([19, 3]));
+    // Longer than the default scratch, decoded: refused by the default, fine with a
+    // scratch of the caller's.
+    let long = "line\n".repeat(DEFAULT_SCRATCH);
+    let params = json!({"uri": "u", "text": long});
+    let (code, message) = error("did_change", params.clone());
+    assert_eq!(
+        (code, message.as_str()),
+        (
+            -32602,
+            "Invalid params: field `text`: an escaped string is longer than the scratch buffer"
+        )
+    );
+    assert_eq!(
+        result("did_change_big", params),
+        json!([1, DEFAULT_SCRATCH])
+    );
 }

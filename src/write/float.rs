@@ -14,7 +14,7 @@ pub(crate) struct NumberText {
 }
 
 impl NumberText {
-    const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         Self {
             bytes: [0; 40],
             len: 0,

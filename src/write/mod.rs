@@ -25,6 +25,8 @@ use crate::raw::RawJson;
 use crate::scan::FAST_PATHS;
 
 mod float;
+#[cfg(feature = "serde")]
+pub(crate) use float::{f32_text, f64_text, NumberText};
 
 /// Why a write was refused.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
