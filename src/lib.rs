@@ -165,6 +165,12 @@ pub mod service;
 pub mod std_io;
 pub mod write;
 
+/// The README's Rust examples, compiled and run as doctests (they use `serde` and
+/// `std`).
+#[cfg(all(doctest, feature = "serde", feature = "std"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub use dispatch::{Fallback, Handler, Method, MethodTable, OutputTooSmall, Server};
 pub use error::RpcError;
 pub use id::{Id, IdKind};
