@@ -10,7 +10,7 @@
 # "SKIP: ..." and exits 0) and cargo-fuzz (installed with `cargo install --locked` if
 # missing). Environment: FUZZ_SANITIZER (default "none": the crate forbids unsafe code,
 # so ASan would mostly slow the run; use "address" for a careful run), FUZZ_TARGETS
-# (default: all six). RUSTFLAGS from the environment reach the build: CI runs some targets
+# (default: all seven). RUSTFLAGS from the environment reach the build: CI runs some targets
 # again with RUSTFLAGS="--cfg jsonrpc_slice_compact", the firmware's compact build.
 set -euo pipefail
 
@@ -19,7 +19,7 @@ case "$SECS" in '' | *[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;; esac
 FUZZ_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$FUZZ_DIR")"
 SANITIZER="${FUZZ_SANITIZER:-none}"
-TARGETS="${FUZZ_TARGETS:-handle validate round_trip line_framing stream_framing response}"
+TARGETS="${FUZZ_TARGETS:-handle validate round_trip line_framing stream_framing response content_length_headers}"
 cd "$ROOT"
 
 # --- toolchain and cargo-fuzz -------------------------------------------------------------
