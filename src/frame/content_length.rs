@@ -251,10 +251,15 @@ impl<const N: usize> ContentLengthAccumulator<N> {
         let overflowed = self.line_overflowed;
         self.line_len = 0;
         self.line_overflowed = false;
-        let line = match self.line.get(..len).unwrap_or(&[]) {
+        let mut line = match self.line.get(..len).unwrap_or(&[]) {
             [head @ .., b'\r'] => head,
             line => line,
         };
+        if overflowed {
+            // Its last TAIL bytes, however it came in chunks (`keep` holds at least
+            // those).
+            line = line.get(line.len().saturating_sub(TAIL)..).unwrap_or(&[]);
+        }
         let mut meaning = if overflowed || line.len() > MAX_HEADER_LINE {
             Line::Malformed
         } else {
@@ -605,6 +610,26 @@ mod tests {
             );
             // Empty afterwards.
             assert_eq!(run(&mut acc, &[b"Content-Length: 1\r\n\r\n1"]), [f(b"1")]);
+        }
+    }
+
+    #[test]
+    fn long_header_lines_give_the_same_events_in_any_chunks() {
+        // A `Content-Length:` more than TAIL bytes before the end of an overlong line
+        // is out of sight however the line arrives (found by the fuzz target
+        // `stream_framing`: byte by byte it was still in the buffer, whole it was not).
+        let mut stream = b"bad\r\n".to_vec();
+        stream.extend_from_slice(&[b'x'; 2000]);
+        stream.extend_from_slice(b"Content-Length: 5\r");
+        stream.extend_from_slice(&[b'['; 200]);
+        stream.extend_from_slice(b"\r\n\r\nContent-Length: 1\r\n\r\n1");
+        let mut acc = ContentLengthAccumulator::<16>::new();
+        let whole = run(&mut acc, &[&stream]);
+        assert_eq!(whole, [Ev::Malformed, f(b"1")]);
+        for size in [1, 7, 128, 900, 1025] {
+            let chunks: Vec<&[u8]> = stream.chunks(size).collect();
+            let mut acc = ContentLengthAccumulator::<16>::new();
+            assert_eq!(run(&mut acc, &chunks), whole, "chunks of {size}");
         }
     }
 
