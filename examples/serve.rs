@@ -6,8 +6,10 @@
 //!
 //! Frames and replies up to 64 KiB, nesting depth 128. A longer frame gets `-32600`
 //! with `"id":null` and the next one is served normally; blank lines are skipped and a
-//! trailing `\r` is stripped; a malformed header gets `-32600` and the stream
-//! resynchronises at the next `Content-Length:`.
+//! trailing `\r` is stripped; a malformed header gets `-32600` (once, its body skipped
+//! with it) and the stream resynchronises at the next `Content-Length:`. At the end of
+//! input a last line without its newline is served, and a message cut short gets
+//! `-32700` (`std_io::serve` ends with `frame::answer_end`).
 //!
 //! ```sh
 //! echo '{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}' \

@@ -11,7 +11,7 @@
 //! | `subtract` | `[a, b]` or `{"minuend": a, "subtrahend": b}`, integers | `a - b` |
 //! | `sum` | an array of integers | their sum |
 //! | `get_data` | none | `["hello", 5]` |
-//! | `echo` | anything | the params, byte for byte (`null` without params) |
+//! | `echo` | anything | the params, byte for byte but for raw line breaks, which the writer drops (`null` without params) |
 //! | `fail` | anything | error `-32000 "Server error"` with the params as `data` |
 //! | `big` | `[n]` | a string of `n` `x` characters |
 //! | `update`, `notify_hello`, `notify_sum` | anything | `null` |
@@ -114,7 +114,8 @@ pub fn get_data<'p, C>(
     Ok(written?)
 }
 
-/// `echo` → its params, byte for byte, or `null` without params.
+/// `echo` → its params, byte for byte but for raw line breaks (JSON whitespace, which
+/// the writer drops so that a reply stays one line), or `null` without params.
 pub fn echo<'p, C>(
     _: &mut C,
     params: Params<'p>,

@@ -496,11 +496,9 @@ impl<C> Server<C> {
         id: Option<Id<'p>>,
         w: &mut ResultWriter<'_>,
     ) -> Result<(), Failure<'p>> {
-        // A notification's handler runs all the same, its writes dropped.
-        let live = id.is_some();
-        if live && w.result_prefix().is_err() {
-            return Err(Failure::TooLarge);
-        }
+        // A notification's handler runs all the same, its writes dropped; so does a
+        // call's when not even the start of its reply fits (a batch reply lost).
+        let live = id.is_some() && w.result_prefix().is_ok();
         w.set_live(live);
         w.begin_value();
         let params = Params::of_call(params, id);
@@ -515,6 +513,7 @@ impl<C> Server<C> {
         let Some(id) = id else {
             return Ok(());
         };
+        // A start that did not fit set the flag too.
         if w.overflowed() {
             return Err(Failure::TooLarge);
         }
@@ -567,12 +566,11 @@ impl<C> Server<C> {
                 let _ = self.answer(ctx, call, w);
                 continue;
             }
-            if !fits {
-                // The batch reply is lost already; its requests are not run.
-                continue;
-            }
-            fits = w.push_byte(if any { b',' } else { b'[' }).is_ok()
-                && self.answer(ctx, call, w).is_ok();
+            // Once the batch reply is lost (the buffer or the work budget spent), the
+            // remaining requests still run: what they write is refused for want of
+            // room, or rolled back with the batch, within the budget.
+            let separated = fits && w.push_byte(if any { b',' } else { b'[' }).is_ok();
+            fits = self.answer(ctx, call, w).is_ok() && separated;
             any = true;
         }
         w.set_allowance(usize::MAX);

@@ -462,7 +462,7 @@ const HIGH: u64 = 0x8080_8080_8080_8080;
 /// a control character or a non-ASCII byte. Bits above the lowest one may be false
 /// (borrows run upwards), so only the lowest one is used.
 #[inline(always)]
-const fn string_stops(x: u64) -> u64 {
+pub(crate) const fn string_stops(x: u64) -> u64 {
     let quote = (x ^ (ONES * b'"' as u64)).wrapping_sub(ONES);
     let backslash = (x ^ (ONES * b'\\' as u64)).wrapping_sub(ONES);
     let control = x.wrapping_sub(ONES * 0x20);
@@ -472,7 +472,7 @@ const fn string_stops(x: u64) -> u64 {
 /// The eight bytes at `i` as a little-endian word, if there are eight. Never in the
 /// compact build: every word-at-a-time loop then goes straight to its byte-loop tail.
 #[inline(always)]
-fn word(b: &[u8], i: usize) -> Option<u64> {
+pub(crate) fn word(b: &[u8], i: usize) -> Option<u64> {
     if !FAST_PATHS {
         return None;
     }

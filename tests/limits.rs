@@ -44,8 +44,8 @@
 //! batch of 32 767 elements, ids and methods filling a frame, a reply of 2^64 − 1
 //! bytes), on a thread with a 32 KiB stack.
 //!
-//! `batch_element_overflow_names_a_size_its_reply_exceeds` **fails** on the code as it
-//! stands: see its doc comment.
+//! `batch_element_overflow_names_a_size_its_reply_exceeds` checks the size an
+//! overflowing batch element's message names: see its doc comment.
 
 mod common;
 
@@ -739,13 +739,12 @@ fn over_limit_inputs_in_a_small_stack() {
     handle.join().expect("the 32 KiB thread failed");
 }
 
-/// **Fails** (a finding for the owner of `src/dispatch.rs`). In a batch, an element
-/// whose reply does not fit in what is left of the buffer is replaced by `-32603`
-/// "Internal error: reply larger than N bytes" with N the size of the *whole* buffer,
-/// even when that element's reply is much smaller than N: the message names a limit
-/// the reply does not exceed. (The single-request case is right: there the reply starts
-/// at an empty buffer.) Here: two `big [600]` replies (637 bytes each) into 1024 bytes;
-/// the second is answered "reply larger than 1024 bytes", yet alone it fits in 1024.
+/// In a batch, an element whose reply does not fit in what is left of the buffer is
+/// replaced by `-32603` "Internal error: reply larger than N bytes", with N the room
+/// it had (it once named the *whole* buffer, a limit the reply did not exceed). Here:
+/// two `big [600]` replies (637 bytes each) into 1024 bytes; the second is answered
+/// with the room left after the first, and alone, in a buffer of exactly that size, it
+/// does not fit either.
 #[test]
 fn batch_element_overflow_names_a_size_its_reply_exceeds() {
     let server = Server::new(demo::TABLE);

@@ -18,7 +18,7 @@
 //! | the same (echo byte for byte, exact views, verdicts after mutation) with values nested up to 108 levels | `nesting_up_to_100_levels` |
 //! | over newline framing, each reply to any stream is one line of JSON | `replies_over_newline_framing_are_one_line_each` |
 //! | strings, keys and error messages from a handler are escaped: one line, and they decode to what the handler gave | `handler_strings_and_error_messages_are_escaped` |
-//! | raw JSON from a handler cannot break newline framing (`docs/DESIGN.md`: "a writer that could receive one from elsewhere must refuse it") | `raw_results_cannot_break_newline_framing` (**fails**: see its doc comment) |
+//! | raw JSON from a handler cannot break newline framing (`docs/DESIGN.md`: "a writer that could receive one from elsewhere must refuse it") | `raw_results_cannot_break_newline_framing` |
 //!
 //! The oracle is serde_json reading the whole message as a `&RawValue` (so numbers are
 //! never converted), after a strict UTF-8 check (`std::str::from_utf8`: `RawValue`
@@ -836,15 +836,14 @@ proptest! {
         }
     }
 
-    /// **Fails** (a finding for the owner of `src/write.rs`): a handler may write any
-    /// [`RawJson`] with `ResultWriter::raw`, and a `RawJson` made with `RawJson::new`
-    /// keeps the whitespace inside the value, raw newlines included. Over newline
-    /// framing that reply is then cut in two lines, which a client reads as two (invalid)
-    /// replies. `docs/DESIGN.md` says a writer that could receive a raw newline from
-    /// elsewhere "must refuse it rather than break the framing"; `ResultWriter::raw`
-    /// copies it verbatim. (Over newline framing the *params* cannot hold one: the
-    /// framer cuts at every `\n`.) The same holds for `RpcError::with_data`.
-    /// Smallest case: the value `[\n]`.
+    /// A handler may write any [`RawJson`] with `ResultWriter::raw`, and a `RawJson`
+    /// made with `RawJson::new` keeps the whitespace inside the value, raw newlines
+    /// included. `docs/DESIGN.md` says a writer that could receive a raw newline from
+    /// elsewhere "must refuse it rather than break the framing": the writer drops raw
+    /// line breaks (JSON whitespace) as it copies, so the reply stays one line. (Over
+    /// newline framing the *params* cannot hold one: the framer cuts at every `\n`.)
+    /// The same holds for `RpcError::with_data`. Smallest case that once broke it: the
+    /// value `[\n]`.
     #[test]
     fn raw_results_cannot_break_newline_framing(v in json(), ws in whitespace()) {
         let bytes = Printer::new(&ws).print(&v).into_bytes();

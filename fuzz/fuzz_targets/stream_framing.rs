@@ -4,6 +4,12 @@
 //! whose length is its body's, or one line ending in its only `\n`; and what it frames
 //! is a response or a batch of them (`oracle::responses`).
 //!
+//! Every run ends its input with `frame::answer_end`, as the serve loops do. Over
+//! newline framing, a stream that does not end in `\n` must get the same replies as
+//! the same stream with a `\n` after it (the last line is served at the end of input);
+//! over `Content-Length` framing, the reply at the end of input, if any, is `-32700`
+//! (a message cut short).
+//!
 //! Input: `data[0]`: bit 7 picks the framing (set: Content-Length), `k = data[0] % 8 + 1`;
 //! then k chunk sizes (one byte each, 0 = an empty feed, used in a cycle); then the
 //! stream.
@@ -11,15 +17,16 @@
 
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::frame::{answer_chunk, Framer};
+use jsonrpc_slice::frame::{answer_chunk, answer_end, Framer};
 use jsonrpc_slice::{demo, Server};
 use jsonrpc_slice_fuzz as oracle;
 use libfuzzer_sys::fuzz_target;
 
 static SERVER: Server<()> = Server::new(demo::TABLE);
 
-/// The framed replies to `stream`, fed in chunks of `sizes` (empty or all zero: whole).
-fn run(framer: &mut dyn Framer, stream: &[u8], sizes: &[u8]) -> Vec<Vec<u8>> {
+/// The framed replies to `stream`, fed in chunks of `sizes` (empty or all zero: whole),
+/// and the reply at the end of input, if any.
+fn run(framer: &mut dyn Framer, stream: &[u8], sizes: &[u8]) -> (Vec<Vec<u8>>, Option<Vec<u8>>) {
     let mut replies = Vec::new();
     let mut out = [0u8; 512];
     for chunk in oracle::chunks(stream, sizes) {
@@ -29,7 +36,8 @@ fn run(framer: &mut dyn Framer, stream: &[u8], sizes: &[u8]) -> Vec<Vec<u8>> {
         })
         .unwrap();
     }
-    replies
+    let last = answer_end(&SERVER, &mut (), framer, &mut out).map(|r| r.pieces().concat());
+    (replies, last)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -52,6 +60,27 @@ fuzz_target!(|data: &[u8]| {
     let whole = run(fresh().as_mut(), stream, &[]);
     let chunked = run(fresh().as_mut(), stream, sizes);
     assert_eq!(whole, chunked, "chunk sizes {sizes:?}");
+    if content_length {
+        if let Some(last) = &whole.1 {
+            let want =
+                br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+            assert!(
+                last.ends_with(want),
+                "end of input: {:?}",
+                String::from_utf8_lossy(last)
+            );
+        }
+    } else if !stream.ends_with(b"\n") {
+        let mut ended = stream.to_vec();
+        ended.push(b'\n');
+        let (replies, last) = run(fresh().as_mut(), &ended, sizes);
+        assert_eq!(last, None);
+        let (mut got, last) = whole.clone();
+        got.extend(last);
+        assert_eq!(got, replies, "the last line, served at the end of input");
+    }
+    let (mut whole, last) = whole;
+    whole.extend(last);
     for reply in &whole {
         if content_length {
             let text = std::str::from_utf8(reply).expect("UTF-8 reply");

@@ -25,7 +25,8 @@
 //!   blank ones and the orphaned body included, are then skipped until one holds
 //!   `Content-Length:`, which starts the next header block — also when it follows
 //!   garbage on the same line, as it does after a body shorter than declared or after
-//!   an orphaned body without a line end.
+//!   an orphaned body without a line end. Such a line that is malformed itself starts
+//!   a malformed block of its own, reported once too.
 //! - **The end of input** ([`finish`](ContentLengthAccumulator::finish)) inside a
 //!   header block or a body: [`EndOfInput::Truncated`], answered `-32700`.
 
@@ -250,10 +251,15 @@ impl<const N: usize> ContentLengthAccumulator<N> {
         let overflowed = self.line_overflowed;
         self.line_len = 0;
         self.line_overflowed = false;
-        let line = match self.line.get(..len).unwrap_or(&[]) {
+        let mut line = match self.line.get(..len).unwrap_or(&[]) {
             [head @ .., b'\r'] => head,
             line => line,
         };
+        if overflowed {
+            // Its last TAIL bytes, however it came in chunks (`keep` holds at least
+            // those).
+            line = line.get(line.len().saturating_sub(TAIL)..).unwrap_or(&[]);
+        }
         let mut meaning = if overflowed || line.len() > MAX_HEADER_LINE {
             Line::Malformed
         } else {
@@ -261,16 +267,19 @@ impl<const N: usize> ContentLengthAccumulator<N> {
         };
         let mut report = None;
         if let Line::Malformed = meaning {
-            if !bad {
+            // Resynchronise on a `Content-Length:` later in the line: it starts a new
+            // block.
+            let (header, resync) = match find_header(line) {
+                Some(at) => (true, classify(line.get(at..).unwrap_or(&[]))),
+                None => (is_header(line), Line::Malformed),
+            };
+            // Answered once per block: the first bad line, or a bad `Content-Length`
+            // line, which starts a block of its own.
+            if !bad || (header && matches!(resync, Line::Malformed)) {
                 report = Some(Event::Malformed);
             }
             bad = true;
-            // Resynchronise on a `Content-Length:` later in the line: it starts a new
-            // block.
-            meaning = match find_header(line) {
-                Some(at) => classify(line.get(at..).unwrap_or(&[])),
-                None => Line::Malformed,
-            };
+            meaning = resync;
         }
         match meaning {
             Line::Malformed => (length, lines, bad) = (None, 0, true),
@@ -366,11 +375,14 @@ fn trim(mut s: &[u8]) -> &[u8] {
 
 /// The offset of a `Content-Length:` header inside `line`, past its start.
 fn find_header(line: &[u8]) -> Option<usize> {
-    (1..line.len()).find(|&at| {
-        line.get(at..at + NAME.len())
-            .is_some_and(|w| w.eq_ignore_ascii_case(NAME))
-            && line.get(at + NAME.len()) == Some(&b':')
-    })
+    (1..line.len()).find(|&at| is_header(line.get(at..).unwrap_or(&[])))
+}
+
+/// `line` starts with `Content-Length:`, in any case.
+fn is_header(line: &[u8]) -> bool {
+    line.get(..NAME.len())
+        .is_some_and(|w| w.eq_ignore_ascii_case(NAME))
+        && line.get(NAME.len()) == Some(&b':')
 }
 
 /// Writes the header for a reply body of `len` bytes into `scratch`:
@@ -561,8 +573,17 @@ mod tests {
                 b"Content-Length: 1073741824\r\n\r\n",
             ],
         );
-        // The first is answered, the two after it are skipped with it as garbage.
-        assert_eq!(got, [Ev::Malformed, f(b"4"), Ev::Oversized]);
+        // Each is answered (each starts a block of its own), and its body skipped.
+        assert_eq!(
+            got,
+            [
+                Ev::Malformed,
+                Ev::Malformed,
+                Ev::Malformed,
+                f(b"4"),
+                Ev::Oversized
+            ]
+        );
     }
 
     #[test]
@@ -589,6 +610,26 @@ mod tests {
             );
             // Empty afterwards.
             assert_eq!(run(&mut acc, &[b"Content-Length: 1\r\n\r\n1"]), [f(b"1")]);
+        }
+    }
+
+    #[test]
+    fn long_header_lines_give_the_same_events_in_any_chunks() {
+        // A `Content-Length:` more than TAIL bytes before the end of an overlong line
+        // is out of sight however the line arrives (found by the fuzz target
+        // `stream_framing`: byte by byte it was still in the buffer, whole it was not).
+        let mut stream = b"bad\r\n".to_vec();
+        stream.extend_from_slice(&[b'x'; 2000]);
+        stream.extend_from_slice(b"Content-Length: 5\r");
+        stream.extend_from_slice(&[b'['; 200]);
+        stream.extend_from_slice(b"\r\n\r\nContent-Length: 1\r\n\r\n1");
+        let mut acc = ContentLengthAccumulator::<16>::new();
+        let whole = run(&mut acc, &[&stream]);
+        assert_eq!(whole, [Ev::Malformed, f(b"1")]);
+        for size in [1, 7, 128, 900, 1025] {
+            let chunks: Vec<&[u8]> = stream.chunks(size).collect();
+            let mut acc = ContentLengthAccumulator::<16>::new();
+            assert_eq!(run(&mut acc, &chunks), whole, "chunks of {size}");
         }
     }
 

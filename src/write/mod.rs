@@ -561,8 +561,17 @@ impl<'o> ResultWriter<'o> {
             }
             return Ok(());
         }
+        // Eight bytes at a time while none of them needs an escape (or is non-ASCII,
+        // which needs none either but ends the word-at-a-time run).
+        let mut start = 0;
+        while let Some(x) = crate::scan::word(bytes, start) {
+            if crate::scan::string_stops(x) != 0 {
+                break;
+            }
+            start += 8;
+        }
         let mut run = 0;
-        for (i, &b) in bytes.iter().enumerate() {
+        for (i, &b) in bytes.iter().enumerate().skip(start) {
             if needs_no_escape(b) {
                 continue;
             }
@@ -608,9 +617,23 @@ impl<'o> ResultWriter<'o> {
         message: Message<'_>,
         data: Option<RawJson<'_>>,
     ) -> Result<(), WriteError> {
-        self.push(b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":")?;
-        self.i64_digits(code as i64)?;
-        self.push(b",\"message\":\"")?;
+        self.push_array(b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":")?;
+        if FAST_PATHS && (-99_999..=-10_000).contains(&code) {
+            // The reserved codes (-32768..-32000) and their like: five digits, no loop.
+            let n = code.unsigned_abs();
+            let digit = |d: u32| b'0' + (n / d % 10) as u8;
+            self.push_array(&[
+                b'-',
+                digit(10_000),
+                digit(1_000),
+                digit(100),
+                digit(10),
+                digit(1),
+            ])?;
+        } else {
+            self.i64_digits(code as i64)?;
+        }
+        self.push_array(b",\"message\":\"")?;
         self.escaped(message.text)?;
         if let Some((number, tail)) = message.detail {
             self.u64_digits(number as u64)?;
