@@ -125,6 +125,27 @@ const fn reserved(name: &[u8]) -> bool {
     name.len() >= 4 && name[0] == b'r' && name[1] == b'p' && name[2] == b'c' && name[3] == b'.'
 }
 
+/// Fails the build (in a `const`) when `names` has a name twice or a name that starts
+/// with `rpc.`: the check of [`MethodTable::new`], for tables made of names alone
+/// ([`async_method_table!`](crate::async_method_table)).
+pub const fn check_names(names: &[&str]) {
+    let mut i = 0;
+    while i < names.len() {
+        let name = names[i].as_bytes();
+        if reserved(name) {
+            panic!("method names that start with `rpc.` are reserved by JSON-RPC 2.0");
+        }
+        let mut j = i + 1;
+        while j < names.len() {
+            if same_bytes(name, names[j].as_bytes()) {
+                panic!("a method name appears twice in the method table");
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+}
+
 impl<C> MethodTable<C> {
     /// A table of `methods`.
     ///
@@ -222,7 +243,7 @@ macro_rules! method_table {
 
 /// Why a message, or a call in it, gets an error reply instead of its result.
 #[derive(Copy, Clone)]
-enum Failure<'p> {
+pub(crate) enum Failure<'p> {
     /// Not valid JSON (`-32700`).
     Parse,
     /// Valid JSON so far, nested deeper than the limit (`-32700`).
@@ -239,6 +260,119 @@ enum Failure<'p> {
     TooLarge,
     /// The replies of a batch did not fit in the buffer.
     BatchTooLarge,
+}
+
+/// The failure of a message that is not JSON (or nests too deep).
+#[inline(always)]
+pub(crate) fn parse_failure<'p>(kind: ScanErrorKind) -> Failure<'p> {
+    match kind {
+        ScanErrorKind::TooDeep => Failure::TooDeep,
+        _ => Failure::Parse,
+    }
+}
+
+/// Before a call's handler runs: the start of its reply, and the writer readied for
+/// its result. A notification's handler runs all the same, its writes dropped; so does
+/// a call's when not even the start of its reply fits (a batch reply lost). Shared by
+/// the sync and the async dispatch (`dispatch_async`).
+#[inline(always)]
+pub(crate) fn call_start<'p>(
+    w: &mut ResultWriter<'_>,
+    params: Option<RawJson<'p>>,
+    id: Option<Id<'p>>,
+) -> Params<'p> {
+    let live = id.is_some() && w.result_prefix().is_ok();
+    w.set_live(live);
+    w.begin_value();
+    Params::of_call(params, id)
+}
+
+/// After a call's handler ran with `outcome`: the rest of its reply (for a call), or
+/// why it gets an error reply instead. Shared as [`call_start`] is.
+#[inline(always)]
+pub(crate) fn call_end<'p>(
+    w: &mut ResultWriter<'_>,
+    id: Option<Id<'_>>,
+    outcome: Result<(), RpcError<'p>>,
+) -> Result<(), Failure<'p>> {
+    w.set_live(true);
+    // An error the handler wrote itself (`ResultWriter::error`): its reply is that
+    // error, whatever it returned.
+    let wrote_error = w.take_error();
+    let Some(id) = id else {
+        return Ok(());
+    };
+    // A start that did not fit set the flag too.
+    if w.overflowed() {
+        return Err(Failure::TooLarge);
+    }
+    if wrote_error.is_none() {
+        outcome.map_err(Failure::Handler)?;
+    }
+    let written = match (w.finish_value(), wrote_error) {
+        (Ok(true), None) => Ok(()),
+        (Ok(false), None) => w.push(b"null"),
+        // The error's data, or none: then no `,"data":` either.
+        (Ok(done), Some(data_at)) => {
+            if !done {
+                w.rollback(data_at);
+            }
+            w.push_byte(b'}')
+        }
+        (Err(_), _) => return Err(Failure::Incomplete),
+    };
+    written
+        .and_then(|()| w.result_suffix(id))
+        .map_err(|_| Failure::TooLarge)
+}
+
+/// `true` for a notification: in a batch it runs, and gets no entry.
+#[inline(always)]
+pub(crate) fn is_notification(call: &Call<'_>) -> bool {
+    matches!(call, Call::Request(r) if r.is_notification())
+}
+
+/// Where a batch reply is: where it starts, the writer's limit before it, whether it
+/// has an entry and whether it still fits. Shared by the sync and the async dispatch.
+pub(crate) struct BatchState {
+    start: usize,
+    old_end: usize,
+    any: bool,
+    fits: bool,
+}
+
+impl BatchState {
+    /// Starts a batch reply: room kept for the closing `]`, and the work budget set.
+    #[inline(always)]
+    pub(crate) fn open(w: &mut ResultWriter<'_>) -> Self {
+        let start = w.mark();
+        let old_end = w.set_end(w.capacity().saturating_sub(1));
+        // The work budget: each rollback takes what it drops off the room left. (A
+        // slice holds at most `isize::MAX` bytes: twice that is a `usize`.)
+        w.set_allowance(w.capacity() * BATCH_WORK_FACTOR);
+        Self {
+            start,
+            old_end,
+            any: false,
+            fits: true,
+        }
+    }
+
+    /// Writes the `[` or `,` before the next entry while the reply still fits. Once
+    /// the batch reply is lost (the buffer or the work budget spent), the remaining
+    /// requests still run: what they write is refused for want of room, or rolled
+    /// back with the batch, within the budget.
+    #[inline(always)]
+    pub(crate) fn separate(&self, w: &mut ResultWriter<'_>) -> bool {
+        self.fits && w.push_byte(if self.any { b',' } else { b'[' }).is_ok()
+    }
+
+    /// An entry was answered (`answered`: its reply fits), after its separator.
+    #[inline(always)]
+    pub(crate) fn answered(&mut self, answered: bool, separated: bool) {
+        self.fits = answered && separated;
+        self.any = true;
+    }
 }
 
 /// The output buffer cannot hold even the error reply that replaces a reply too large
@@ -350,13 +484,7 @@ impl<C> Server<C> {
     ) -> Result<&'o [u8], OutputTooSmall> {
         let mut w = ResultWriter::new(output);
         let done = match envelope::parse(input, &self.limits) {
-            Err(e) => {
-                let failure = match e.kind {
-                    ScanErrorKind::TooDeep => Failure::TooDeep,
-                    _ => Failure::Parse,
-                };
-                self.fail(&mut w, 0, Id::NULL, failure)
-            }
+            Err(e) => self.fail(&mut w, 0, Id::NULL, parse_failure(e.kind)),
             Ok(Envelope::Single(call)) => self.answer(ctx, call, &mut w),
             Ok(Envelope::Batch(batch)) => self.batch(ctx, batch, &mut w),
         };
@@ -374,7 +502,7 @@ impl<C> Server<C> {
     /// The one place that writes an error reply: fewer calls to set up (flash, on a
     /// Cortex-M).
     #[inline(never)]
-    fn fail(
+    pub(crate) fn fail(
         &self,
         w: &mut ResultWriter<'_>,
         mark: usize,
@@ -496,45 +624,12 @@ impl<C> Server<C> {
         id: Option<Id<'p>>,
         w: &mut ResultWriter<'_>,
     ) -> Result<(), Failure<'p>> {
-        // A notification's handler runs all the same, its writes dropped; so does a
-        // call's when not even the start of its reply fits (a batch reply lost).
-        let live = id.is_some() && w.result_prefix().is_ok();
-        w.set_live(live);
-        w.begin_value();
-        let params = Params::of_call(params, id);
+        let params = call_start(w, params, id);
         let outcome = match target {
             Target::Method(handler) => handler(ctx, params, w),
             Target::Fallback(fallback) => fallback(ctx, method, params, w),
         };
-        w.set_live(true);
-        // An error the handler wrote itself (`ResultWriter::error`): its reply is that
-        // error, whatever it returned.
-        let wrote_error = w.take_error();
-        let Some(id) = id else {
-            return Ok(());
-        };
-        // A start that did not fit set the flag too.
-        if w.overflowed() {
-            return Err(Failure::TooLarge);
-        }
-        if wrote_error.is_none() {
-            outcome.map_err(Failure::Handler)?;
-        }
-        let written = match (w.finish_value(), wrote_error) {
-            (Ok(true), None) => Ok(()),
-            (Ok(false), None) => w.push(b"null"),
-            // The error's data, or none: then no `,"data":` either.
-            (Ok(done), Some(data_at)) => {
-                if !done {
-                    w.rollback(data_at);
-                }
-                w.push_byte(b'}')
-            }
-            (Err(_), _) => return Err(Failure::Incomplete),
-        };
-        written
-            .and_then(|()| w.result_suffix(id))
-            .map_err(|_| Failure::TooLarge)
+        call_end(w, id, outcome)
     }
 
     /// Streams the replies of a batch, in request order, into one array (or nothing).
@@ -551,34 +646,34 @@ impl<C> Server<C> {
         batch: Batch<'_>,
         w: &mut ResultWriter<'_>,
     ) -> Result<(), WriteError> {
-        let start = w.mark();
-        // Keep room for the closing `]`.
-        let old_end = w.set_end(w.capacity().saturating_sub(1));
-        // The work budget: each rollback takes what it drops off the room left. (A
-        // slice holds at most `isize::MAX` bytes: twice that is a `usize`.)
-        w.set_allowance(w.capacity() * BATCH_WORK_FACTOR);
-        let mut any = false;
-        let mut fits = true;
+        let mut state = BatchState::open(w);
         for call in batch {
-            let notification = matches!(call, Call::Request(r) if r.is_notification());
-            if notification {
+            if is_notification(&call) {
                 // Runs its handler, writes nothing: no entry, no separator.
                 let _ = self.answer(ctx, call, w);
                 continue;
             }
-            // Once the batch reply is lost (the buffer or the work budget spent), the
-            // remaining requests still run: what they write is refused for want of
-            // room, or rolled back with the batch, within the budget.
-            let separated = fits && w.push_byte(if any { b',' } else { b'[' }).is_ok();
-            fits = self.answer(ctx, call, w).is_ok() && separated;
-            any = true;
+            let separated = state.separate(w);
+            let answered = self.answer(ctx, call, w).is_ok();
+            state.answered(answered, separated);
         }
+        self.batch_close(w, state)
+    }
+
+    /// Ends a batch reply: its `]`, nothing (a batch of notifications), or, when it was
+    /// lost, the one error that replaces it. Shared by the sync and the async dispatch.
+    #[inline(always)]
+    pub(crate) fn batch_close(
+        &self,
+        w: &mut ResultWriter<'_>,
+        state: BatchState,
+    ) -> Result<(), WriteError> {
         w.set_allowance(usize::MAX);
-        w.set_end(old_end);
-        if !fits {
-            return self.fail(w, start, Id::NULL, Failure::BatchTooLarge);
+        w.set_end(state.old_end);
+        if !state.fits {
+            return self.fail(w, state.start, Id::NULL, Failure::BatchTooLarge);
         }
-        if !any {
+        if !state.any {
             return Ok(());
         }
         w.push_byte(b']')

@@ -1,6 +1,6 @@
 //! `embedded-io` 0.6 adapters (features `embedded-io`, `embedded-io-async`): serve a
 //! framed byte stream from a UART or any `Read` + `Write` object, or a reader and a
-//! writer, blocking or async. The loops are [`Service`]'s; the same for 0.7 is in
+//! writer, blocking or async. The loops are [`Service`](crate::service::Service)'s; the same for 0.7 is in
 //! `embedded_io_07`.
 //!
 //! ```

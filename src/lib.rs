@@ -135,6 +135,7 @@ pub mod client;
 mod defmt;
 pub mod demo;
 pub mod dispatch;
+pub mod dispatch_async;
 #[cfg(any(feature = "embedded-io", feature = "embedded-io-async"))]
 #[cfg_attr(
     docsrs,
@@ -172,6 +173,7 @@ pub mod write;
 pub struct ReadmeDoctests;
 
 pub use dispatch::{Fallback, Handler, Method, MethodTable, OutputTooSmall, Server};
+pub use dispatch_async::{AsyncMethods, AsyncServer};
 pub use error::RpcError;
 pub use id::{Id, IdKind};
 pub use limits::Limits;

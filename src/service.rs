@@ -53,9 +53,11 @@
 
 use core::fmt;
 
-use crate::dispatch::{OutputTooSmall, Server};
+use crate::dispatch::Server;
+use crate::dispatch_async::{AsyncMethods, AsyncServer};
 use crate::envelope::{parse_response, Response, ResponseMessage};
-use crate::frame::{end_reply, framed, next_reply, FramedReply, Framer};
+use crate::frame::{end_event, framed, next_event, Event, FramedReply, Framer};
+use crate::limits::Limits;
 use crate::outbox::Outgoing;
 
 /// Where the outbox is in the handlers' context.
@@ -187,77 +189,205 @@ impl<'b, C, F: Framer + ?Sized> Service<'b, C, F> {
     /// are reached.
     pub fn next<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>> {
         let send = self.step(ctx)?;
-        Some(match send {
+        Some(self.framed(ctx, send))
+    }
+
+    /// The bytes of `send`, framed.
+    fn framed<'a>(&'a self, ctx: &'a mut C, send: Send) -> FramedReply<'a> {
+        match send {
             Send::Queued { at, len } => {
-                let outbox = self.outbox?;
-                let queued = outbox(ctx).queued();
+                let queued = self.outbox.map_or(&[][..], |outbox| outbox(ctx).queued());
                 let message = queued.get(at..at + len).unwrap_or(&[]);
                 framed(&*self.framer, message, len)
             }
             Send::Reply(len) => framed(&*self.framer, self.output, len),
-        })
+        }
     }
 
     /// Decides what `next` sends (borrowing nothing past its return).
     fn step(&mut self, ctx: &mut C) -> Option<Send> {
         loop {
-            if let Some(outbox) = self.outbox {
-                let outbox = outbox(ctx);
-                let rest = outbox.queued().get(self.sent..).unwrap_or(&[]);
-                if !rest.is_empty() {
-                    let len = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
-                    let at = self.sent;
-                    self.sent += len + 1;
-                    return Some(Send::Queued { at, len });
-                }
-                if self.sent > 0 {
-                    outbox.clear();
-                    self.sent = 0;
-                }
-            }
-            if self.reply > 0 {
-                return Some(Send::Reply(core::mem::take(&mut self.reply)));
+            if let Some(send) = self.pending(ctx) {
+                return Some(send);
             }
             if self.stopped {
                 return None;
             }
             let (server, responses) = (self.server, self.responses);
-            let handle = |frame: &[u8], out: &mut [u8]| -> Result<usize, OutputTooSmall> {
-                if let Some(hook) = responses {
-                    if route_responses(ctx, hook, frame, server) {
-                        return Ok(0);
-                    }
-                }
-                server.handle(ctx, frame, out).map(<[u8]>::len)
-            };
             let mut input = self.chunk.get(self.start..self.end).unwrap_or(&[]);
             let unfed = input.len();
-            let handled = if unfed == 0 && self.ended && !self.finished {
+            let event = if unfed == 0 && self.ended && !self.finished {
                 self.finished = true;
-                Some(end_reply(self.framer, self.output, handle).unwrap_or(0))
+                match end_event(self.framer, self.output) {
+                    Some(event) => event,
+                    None => continue,
+                }
             } else {
-                let handled = next_reply(self.framer, &mut input, self.output, handle);
+                let event = next_event(self.framer, &mut input, self.output);
                 self.start += unfed - input.len();
-                handled
+                event?
             };
-            let reply = handled?;
-            self.reply = reply;
-            if self.stop.is_some_and(|stop| stop(ctx)) {
-                self.stopped = true;
+            let reply = match event {
+                Event::Frame(frame) if routed(ctx, responses, frame, server.limits()) => 0,
+                Event::Frame(frame) => server
+                    .handle(ctx, frame, self.output)
+                    .map_or(0, <[u8]>::len),
+                Event::Answered(len) => len,
+            };
+            self.after_frame(ctx, reply);
+        }
+    }
+
+    /// What is waiting to be sent before the next frame is read: the outbox's next
+    /// message, then the reply of the frame handled last.
+    fn pending(&mut self, ctx: &mut C) -> Option<Send> {
+        if let Some(outbox) = self.outbox {
+            let outbox = outbox(ctx);
+            let rest = outbox.queued().get(self.sent..).unwrap_or(&[]);
+            if !rest.is_empty() {
+                let len = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+                let at = self.sent;
+                self.sent += len + 1;
+                return Some(Send::Queued { at, len });
             }
+            if self.sent > 0 {
+                outbox.clear();
+                self.sent = 0;
+            }
+        }
+        if self.reply > 0 {
+            return Some(Send::Reply(core::mem::take(&mut self.reply)));
+        }
+        None
+    }
+
+    /// A frame was handled, its reply `reply` bytes long (0: none): it is sent after
+    /// what the handler queued; and the stop condition is checked.
+    fn after_frame(&mut self, ctx: &mut C, reply: usize) {
+        self.reply = reply;
+        if self.stop.is_some_and(|stop| stop(ctx)) {
+            self.stopped = true;
+        }
+    }
+}
+
+/// `true` if `frame` went to the response hook (see [`route_responses`]).
+fn routed<C>(ctx: &mut C, hook: Option<ResponseHook<C>>, frame: &[u8], limits: &Limits) -> bool {
+    hook.is_some_and(|hook| route_responses(ctx, hook, frame, limits))
+}
+
+/// A [`Service`] whose server's handlers are async ([`AsyncServer`]): the same loop,
+/// each handler awaited. Made by [`AsyncService::new`]; the async serve loops
+/// (`embedded_io::serve_async`, ...) take it as they take a [`Service`].
+pub struct AsyncService<'b, C: 'static, T, F: Framer + ?Sized> {
+    server: &'b AsyncServer<C, T>,
+    inner: Service<'b, C, F>,
+}
+
+impl<C, T, F: Framer + ?Sized> fmt::Debug for AsyncService<'_, C, T, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("AsyncService").field(&self.inner).finish()
+    }
+}
+
+impl<'b, C, T: AsyncMethods<C>, F: Framer + ?Sized> AsyncService<'b, C, T, F> {
+    /// As [`Service::new`], for an [`AsyncServer`].
+    pub fn new(
+        server: &'b AsyncServer<C, T>,
+        framer: &'b mut F,
+        chunk: &'b mut [u8],
+        output: &'b mut [u8],
+    ) -> Self {
+        Self {
+            server,
+            inner: Service::new(server.base(), framer, chunk, output),
+        }
+    }
+
+    /// As [`Service::with_outbox`].
+    pub fn with_outbox(mut self, outbox: OutboxOf<C>) -> Self {
+        self.inner = self.inner.with_outbox(outbox);
+        self
+    }
+
+    /// As [`Service::with_responses`].
+    pub fn with_responses(mut self, hook: ResponseHook<C>) -> Self {
+        self.inner = self.inner.with_responses(hook);
+        self
+    }
+
+    /// As [`Service::until`].
+    pub fn until(mut self, stop: fn(&C) -> bool) -> Self {
+        self.inner = self.inner.until(stop);
+        self
+    }
+
+    /// As [`Service::input_buffer`].
+    pub fn input_buffer(&mut self) -> &mut [u8] {
+        self.inner.input_buffer()
+    }
+
+    /// As [`Service::received`].
+    pub fn received(&mut self, n: usize) {
+        self.inner.received(n);
+    }
+
+    /// As [`Service::end_of_input`].
+    pub fn end_of_input(&mut self) {
+        self.inner.end_of_input();
+    }
+
+    /// As [`Service::is_done`].
+    pub fn is_done(&self) -> bool {
+        self.inner.is_done()
+    }
+
+    /// As [`Service::next`], each handler awaited.
+    pub async fn next<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>> {
+        let send = self.step(ctx).await?;
+        Some(self.inner.framed(ctx, send))
+    }
+
+    /// The twin of `Service::step`, with the frame's handlers awaited.
+    async fn step(&mut self, ctx: &mut C) -> Option<Send> {
+        let s = &mut self.inner;
+        loop {
+            if let Some(send) = s.pending(ctx) {
+                return Some(send);
+            }
+            if s.stopped {
+                return None;
+            }
+            let mut input = s.chunk.get(s.start..s.end).unwrap_or(&[]);
+            let unfed = input.len();
+            let event = if unfed == 0 && s.ended && !s.finished {
+                s.finished = true;
+                match end_event(s.framer, s.output) {
+                    Some(event) => event,
+                    None => continue,
+                }
+            } else {
+                let event = next_event(s.framer, &mut input, s.output);
+                s.start += unfed - input.len();
+                event?
+            };
+            let reply = match event {
+                Event::Frame(frame) if routed(ctx, s.responses, frame, self.server.limits()) => 0,
+                Event::Frame(frame) => {
+                    let reply = self.server.handle(ctx, frame, s.output).await;
+                    reply.map_or(0, <[u8]>::len)
+                }
+                Event::Answered(len) => len,
+            };
+            s.after_frame(ctx, reply);
         }
     }
 }
 
 /// Hands `frame` to `hook` if it is a response, or a batch made only of responses;
 /// `false` (and nothing handed) otherwise.
-fn route_responses<C>(
-    ctx: &mut C,
-    hook: ResponseHook<C>,
-    frame: &[u8],
-    server: &Server<C>,
-) -> bool {
-    match parse_response(frame, server.limits()) {
+fn route_responses<C>(ctx: &mut C, hook: ResponseHook<C>, frame: &[u8], limits: &Limits) -> bool {
+    match parse_response(frame, limits) {
         Ok(ResponseMessage::Single(Ok(response))) => {
             hook(ctx, response);
             true
@@ -325,6 +455,58 @@ pub(crate) fn run<C, F: Framer + ?Sized, T: Transport + ?Sized>(
     }
 }
 
+/// What the async serve loops drive: a [`Service`] (its handlers run inside it) or an
+/// [`AsyncService`] (its handlers awaited). The methods are theirs.
+#[allow(async_fn_in_trait)]
+pub trait AsyncServing<C> {
+    /// [`Service::next`], or [`AsyncService::next`].
+    async fn next_send<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>>;
+    /// [`Service::is_done`].
+    fn is_done(&self) -> bool;
+    /// [`Service::input_buffer`].
+    fn input_buffer(&mut self) -> &mut [u8];
+    /// [`Service::received`].
+    fn received(&mut self, n: usize);
+    /// [`Service::end_of_input`].
+    fn end_of_input(&mut self);
+}
+
+impl<C, F: Framer + ?Sized> AsyncServing<C> for Service<'_, C, F> {
+    async fn next_send<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>> {
+        self.next(ctx)
+    }
+    fn is_done(&self) -> bool {
+        Service::is_done(self)
+    }
+    fn input_buffer(&mut self) -> &mut [u8] {
+        Service::input_buffer(self)
+    }
+    fn received(&mut self, n: usize) {
+        Service::received(self, n);
+    }
+    fn end_of_input(&mut self) {
+        Service::end_of_input(self);
+    }
+}
+
+impl<C, T: AsyncMethods<C>, F: Framer + ?Sized> AsyncServing<C> for AsyncService<'_, C, T, F> {
+    async fn next_send<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>> {
+        self.next(ctx).await
+    }
+    fn is_done(&self) -> bool {
+        AsyncService::is_done(self)
+    }
+    fn input_buffer(&mut self) -> &mut [u8] {
+        AsyncService::input_buffer(self)
+    }
+    fn received(&mut self, n: usize) {
+        AsyncService::received(self, n);
+    }
+    fn end_of_input(&mut self) {
+        AsyncService::end_of_input(self);
+    }
+}
+
 /// An async byte stream (see [`Transport`]).
 #[cfg(any(feature = "embedded-io-async", feature = "embedded-io-async-07"))]
 pub(crate) trait AsyncTransport {
@@ -337,13 +519,13 @@ pub(crate) trait AsyncTransport {
 
 /// The async serve loop (see [`run`]).
 #[cfg(any(feature = "embedded-io-async", feature = "embedded-io-async-07"))]
-pub(crate) async fn run_async<C, F: Framer + ?Sized, T: AsyncTransport + ?Sized>(
-    service: &mut Service<'_, C, F>,
+pub(crate) async fn run_async<C, S: AsyncServing<C> + ?Sized, T: AsyncTransport + ?Sized>(
+    service: &mut S,
     ctx: &mut C,
     io: &mut T,
 ) -> Result<(), ServeError<T::ReadError, T::WriteError>> {
     loop {
-        while let Some(reply) = service.next(ctx) {
+        while let Some(reply) = service.next_send(ctx).await {
             for piece in reply.pieces() {
                 io.write_all(piece).await.map_err(ServeError::Write)?;
             }
@@ -376,9 +558,7 @@ pub(crate) async fn run_async<C, F: Framer + ?Sized, T: AsyncTransport + ?Sized>
 ))]
 macro_rules! embedded_io_loops {
     ($io:ident, $feature:literal, $io_async:ident, $feature_async:literal, $version:literal) => {
-        use $crate::frame::Framer;
         pub use $crate::service::ServeError;
-        use $crate::service::Service;
 
         /// One object that reads and writes.
         struct One<'a, T: ?Sized>(&'a mut T);
@@ -454,17 +634,18 @@ macro_rules! embedded_io_loops {
 
         #[doc = concat!("Serves `io`, one `embedded-io` ", $version, " object that reads and")]
         /// writes (a UART), until its input ends (a read of 0 bytes) or the service's
-        /// stop condition holds: see [`Service`] for what is sent when. Each reply, and
+        /// stop condition holds: see [`Service`](crate::service::Service) for what is sent
+        /// when. Each reply, and
         /// each message from the outbox, is written whole and flushed.
         #[cfg(feature = $feature)]
         #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
         pub fn serve<C, F, IO>(
-            service: &mut Service<'_, C, F>,
+            service: &mut $crate::service::Service<'_, C, F>,
             ctx: &mut C,
             io: &mut IO,
         ) -> Result<(), ServeError<IO::Error, IO::Error>>
         where
-            F: Framer + ?Sized,
+            F: $crate::frame::Framer + ?Sized,
             IO: ::$io::Read + ::$io::Write + ?Sized,
         {
             $crate::service::run(service, ctx, &mut One(io))
@@ -474,29 +655,31 @@ macro_rules! embedded_io_loops {
         #[cfg(feature = $feature)]
         #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
         pub fn serve_split<C, F, R, W>(
-            service: &mut Service<'_, C, F>,
+            service: &mut $crate::service::Service<'_, C, F>,
             ctx: &mut C,
             reader: &mut R,
             writer: &mut W,
         ) -> Result<(), ServeError<R::Error, W::Error>>
         where
-            F: Framer + ?Sized,
+            F: $crate::frame::Framer + ?Sized,
             R: ::$io::Read + ?Sized,
             W: ::$io::Write + ?Sized,
         {
             $crate::service::run(service, ctx, &mut Two(reader, writer))
         }
 
-        /// [`serve`] over an async object (`embedded-io-async`).
+        /// [`serve`] over an async object (`embedded-io-async`). `service` is a
+        /// [`Service`](crate::service::Service), or an [`AsyncService`](crate::service::AsyncService) whose
+        /// handlers are awaited.
         #[cfg(feature = $feature_async)]
         #[cfg_attr(docsrs, doc(cfg(feature = $feature_async)))]
-        pub async fn serve_async<C, F, IO>(
-            service: &mut Service<'_, C, F>,
+        pub async fn serve_async<C, S, IO>(
+            service: &mut S,
             ctx: &mut C,
             io: &mut IO,
         ) -> Result<(), ServeError<IO::Error, IO::Error>>
         where
-            F: Framer + ?Sized,
+            S: $crate::service::AsyncServing<C> + ?Sized,
             IO: ::$io_async::Read + ::$io_async::Write + ?Sized,
         {
             $crate::service::run_async(service, ctx, &mut One(io)).await
@@ -505,14 +688,14 @@ macro_rules! embedded_io_loops {
         /// [`serve_async`] over an async reader and writer.
         #[cfg(feature = $feature_async)]
         #[cfg_attr(docsrs, doc(cfg(feature = $feature_async)))]
-        pub async fn serve_async_split<C, F, R, W>(
-            service: &mut Service<'_, C, F>,
+        pub async fn serve_async_split<C, S, R, W>(
+            service: &mut S,
             ctx: &mut C,
             reader: &mut R,
             writer: &mut W,
         ) -> Result<(), ServeError<R::Error, W::Error>>
         where
-            F: Framer + ?Sized,
+            S: $crate::service::AsyncServing<C> + ?Sized,
             R: ::$io_async::Read + ?Sized,
             W: ::$io_async::Write + ?Sized,
         {

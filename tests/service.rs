@@ -394,3 +394,90 @@ fn the_loop_allocates_nothing() {
     assert_eq!(text.lines().count(), 2 + 1 + 3 + 1, "{text}");
     assert_eq!(ctx.answered.len(), 1);
 }
+
+/// Pending once, then ready.
+struct YieldOnce(bool);
+
+impl std::future::Future for YieldOnce {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+}
+
+/// `countdown`, awaiting between its notifications.
+async fn countdown_async<'p>(
+    ctx: &mut Ctx,
+    p: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let n = p
+        .nth(0)
+        .and_then(|v| v.as_u64())
+        .ok_or(RpcError::invalid_params())?;
+    for i in 1..=n {
+        YieldOnce(false).await;
+        ctx.outbox.notify("$/progress", |w| {
+            w.begin_object()?;
+            w.key("progress")?;
+            w.u64(i)?;
+            w.end()
+        })?;
+    }
+    Ok(out.str("done")?)
+}
+
+jsonrpc_slice::async_method_table! {
+    AsyncTable<Ctx> { "countdown" => countdown_async }
+}
+
+static ASYNC_SERVER: jsonrpc_slice::AsyncServer<Ctx, AsyncTable> =
+    jsonrpc_slice::AsyncServer::new(AsyncTable);
+
+#[test]
+fn async_handlers_through_the_async_loops_allocate_nothing() {
+    counting::the_counter_works();
+    for version in [6, 7] {
+        let (mut framer, mut chunk, mut out) =
+            (LineAccumulator::<256>::new(), [0u8; 16], [0u8; 256]);
+        let mut service = jsonrpc_slice::service::AsyncService::new(
+            &ASYNC_SERVER,
+            &mut framer,
+            &mut chunk,
+            &mut out,
+        )
+        .with_outbox(|c: &mut Ctx| &mut c.outbox);
+        let mut reader = CALL.as_bytes();
+        let mut buf = [0u8; 256];
+        let mut writer: &mut [u8] = &mut buf;
+        let mut ctx = Ctx::new();
+        let (ok, n) = counting::counting(|| match version {
+            6 => block_on(jsonrpc_slice::embedded_io::serve_async_split(
+                &mut service,
+                &mut ctx,
+                &mut reader,
+                &mut writer,
+            ))
+            .is_ok(),
+            _ => block_on(jsonrpc_slice::embedded_io_07::serve_async_split(
+                &mut service,
+                &mut ctx,
+                &mut reader,
+                &mut writer,
+            ))
+            .is_ok(),
+        });
+        assert!(ok, "0.{version}");
+        assert_eq!(n, 0, "0.{version}: {n} allocator calls");
+        let left = writer.len();
+        assert_eq!(&buf[..256 - left], WANT.as_bytes(), "0.{version}");
+    }
+}

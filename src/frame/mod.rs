@@ -177,6 +177,60 @@ pub fn answer_next<'o, C, F: Framer + ?Sized>(
     }
 }
 
+/// What the framer gave next: a frame to answer, or bytes that are not one, answered
+/// already (an oversized frame, a malformed header).
+pub(crate) enum Event<'f> {
+    /// A frame, borrowed from the framer.
+    Frame(&'f [u8]),
+    /// The length of the error reply written into the output (0: none fit).
+    Answered(usize),
+}
+
+/// Feeds `input` up to the next frame (or the next bytes that are not one, which it
+/// answers into `output`). `None` once all of `input` is taken.
+pub(crate) fn next_event<'f, F: Framer + ?Sized>(
+    framer: &'f mut F,
+    input: &mut &[u8],
+    output: &mut [u8],
+) -> Option<Event<'f>> {
+    let max_frame = framer.max_frame();
+    let (event, remaining) = match framer.feed(input) {
+        FeedResult::Consumed => {
+            *input = &[];
+            return None;
+        }
+        FeedResult::Frame { frame, remaining } => (Event::Frame(frame), remaining),
+        FeedResult::Oversized { remaining } => {
+            let len = oversized_frame_reply(max_frame, output).map_or(0, <[u8]>::len);
+            (Event::Answered(len), remaining)
+        }
+        FeedResult::Malformed { remaining } => {
+            let len = malformed_frame_reply(output).map_or(0, <[u8]>::len);
+            (Event::Answered(len), remaining)
+        }
+    };
+    *input = remaining;
+    Some(event)
+}
+
+/// Ends the framer's input ([`Framer::finish`]): what it held, as [`next_event`]
+/// gives it (a message cut short is the empty frame, which `Server::handle` answers
+/// `-32700`). `None` when it held nothing.
+pub(crate) fn end_event<'f, F: Framer + ?Sized>(
+    framer: &'f mut F,
+    output: &mut [u8],
+) -> Option<Event<'f>> {
+    let max_frame = framer.max_frame();
+    Some(match framer.finish() {
+        EndOfInput::Nothing => return None,
+        EndOfInput::Frame(frame) => Event::Frame(frame),
+        EndOfInput::Oversized => {
+            Event::Answered(oversized_frame_reply(max_frame, output).map_or(0, <[u8]>::len))
+        }
+        EndOfInput::Truncated => Event::Frame(&[]),
+    })
+}
+
 /// One step of [`answer_next`], with the frame answered by `handle` (which writes the
 /// reply into the buffer it is given and returns its length): feeds `input` up to the
 /// next frame and answers it. Returns the length of its reply (0: none, as for a
@@ -188,28 +242,10 @@ pub(crate) fn next_reply<F: Framer + ?Sized>(
     output: &mut [u8],
     handle: impl FnOnce(&[u8], &mut [u8]) -> Result<usize, OutputTooSmall>,
 ) -> Option<usize> {
-    {
-        let max_frame = framer.max_frame();
-        let len = match framer.feed(input) {
-            FeedResult::Consumed => {
-                *input = &[];
-                return None;
-            }
-            FeedResult::Frame { frame, remaining } => {
-                *input = remaining;
-                handle(frame, output)
-            }
-            FeedResult::Oversized { remaining } => {
-                *input = remaining;
-                oversized_frame_reply(max_frame, output).map(<[u8]>::len)
-            }
-            FeedResult::Malformed { remaining } => {
-                *input = remaining;
-                malformed_frame_reply(output).map(<[u8]>::len)
-            }
-        };
-        Some(len.unwrap_or(0))
-    }
+    Some(match next_event(framer, input, output)? {
+        Event::Frame(frame) => handle(frame, output).unwrap_or(0),
+        Event::Answered(len) => len,
+    })
 }
 
 /// The first `len` bytes of `output`, framed by `framer`.
@@ -264,18 +300,11 @@ pub(crate) fn end_reply<F: Framer + ?Sized>(
     output: &mut [u8],
     handle: impl FnOnce(&[u8], &mut [u8]) -> Result<usize, OutputTooSmall>,
 ) -> Option<usize> {
-    let max_frame = framer.max_frame();
-    let len = match framer.finish() {
-        EndOfInput::Nothing => return None,
-        EndOfInput::Frame(frame) => handle(frame, output),
-        EndOfInput::Oversized => oversized_frame_reply(max_frame, output).map(<[u8]>::len),
-        // What an empty frame gets: `-32700`, `"id":null`.
-        EndOfInput::Truncated => handle(&[], output),
+    let len = match end_event(framer, output)? {
+        Event::Frame(frame) => handle(frame, output).unwrap_or(0),
+        Event::Answered(len) => len,
     };
-    match len {
-        Ok(0) | Err(_) => None,
-        Ok(len) => Some(len),
-    }
+    (len > 0).then_some(len)
 }
 
 /// Feeds all of `input` through `framer`, answers each frame, and hands each framed

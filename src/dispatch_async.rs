@@ -1,0 +1,239 @@
+//! Async dispatch: handlers that `.await` (an I2C read, a channel, a database), for
+//! the async serve loops. The twin of [`dispatch`](crate::dispatch): the same replies
+//! for the same calls, byte for byte (`tests/async_handlers.rs` pins the two to each
+//! other), with the rules both share written once there (`call_start`, `call_end`,
+//! `BatchState`, `Server::fail`).
+//!
+//! A table of async handlers is a type made by [`async_method_table!`](crate::async_method_table): the macro
+//! writes the `match` that calls each handler, so there is no boxing and no
+//! allocation — the future of a call holds the future of the one handler it runs.
+//!
+//! ```
+//! use jsonrpc_slice::{async_method_table, AsyncServer, Params, ResultWriter, RpcError};
+//!
+//! struct Sensor { celsius_x100: i64 }
+//!
+//! /// Reads the sensor (here at once; on a board, an I2C transfer to await).
+//! async fn read<'p>(s: &mut Sensor, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+//!     let value = async { s.celsius_x100 }.await;
+//!     Ok(out.decimal(value, 2)?)
+//! }
+//!
+//! async_method_table! {
+//!     /// The board's methods.
+//!     pub Board<Sensor> { "read" => read }
+//! }
+//!
+//! static SERVER: AsyncServer<Sensor, Board> = AsyncServer::new(Board);
+//!
+//! # fn block_on<F: core::future::Future>(f: F) -> F::Output {
+//! #     let mut f = core::pin::pin!(f);
+//! #     let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
+//! #     loop { if let core::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+//! # }
+//! let mut sensor = Sensor { celsius_x100: 2150 };
+//! let mut out = [0u8; 64];
+//! let reply = block_on(SERVER.handle(&mut sensor, br#"{"jsonrpc":"2.0","method":"read","id":1}"#, &mut out))?;
+//! assert_eq!(reply, br#"{"jsonrpc":"2.0","result":21.50,"id":1}"#);
+//! # Ok::<(), jsonrpc_slice::OutputTooSmall>(())
+//! ```
+
+use core::marker::PhantomData;
+
+use crate::dispatch::{
+    call_end, call_start, is_notification, parse_failure, BatchState, Failure, MethodTable,
+    OutputTooSmall, Server,
+};
+use crate::envelope::{self, Batch, Call, Envelope};
+use crate::error::RpcError;
+use crate::id::Id;
+use crate::limits::Limits;
+use crate::params::Params;
+use crate::raw::RawStr;
+use crate::write::{ResultWriter, WriteError};
+
+/// A table of async handlers: what [`async_method_table!`](crate::async_method_table) makes. Implement it by
+/// hand for a table that decides at run time (a fallback for every name, a proxy).
+///
+/// (The futures are not required to be `Send`: the executors of a microcontroller
+/// run on one thread. Hence the allowed `async_fn_in_trait` lint.)
+#[allow(async_fn_in_trait)]
+pub trait AsyncMethods<C> {
+    /// Which handler serves `method` (escapes in it decoded), if one does.
+    fn find(&self, method: RawStr<'_>) -> Option<usize>;
+
+    /// Runs handler `index` (as [`find`](Self::find) gave it) on a call: the same
+    /// contract as a [`Handler`](crate::Handler), awaited.
+    async fn run<'p>(
+        &self,
+        index: usize,
+        ctx: &mut C,
+        params: Params<'p>,
+        out: &mut ResultWriter<'_>,
+    ) -> Result<(), RpcError<'p>>;
+}
+
+/// Builds a type that implements [`AsyncMethods`] from `"name" => handler` rows, each
+/// handler an `async fn(&mut C, Params<'p>, &mut ResultWriter<'_>) -> Result<(),
+/// RpcError<'p>>`. As with [`method_table!`](crate::method_table), a name given twice
+/// or a name that starts with `rpc.` fails the build.
+///
+/// ```compile_fail
+/// use jsonrpc_slice::{async_method_table, Params, ResultWriter, RpcError};
+///
+/// async fn a<'p>(_: &mut (), _: Params<'p>, _: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+///     Ok(())
+/// }
+/// async_method_table! { Twice<()> { "a" => a, "a" => a } }
+/// ```
+#[macro_export]
+macro_rules! async_method_table {
+    ($(#[$attr:meta])* $vis:vis $name:ident<$ctx:ty> { $($method:literal => $handler:path),* $(,)? }) => {
+        $(#[$attr])*
+        $vis struct $name;
+
+        impl $name {
+            /// The method names, in table order.
+            const NAMES: &'static [&'static str] = &[$($method),*];
+            /// Checked at compile time: no name twice, none reserved.
+            const CHECKED: () = $crate::dispatch::check_names(Self::NAMES);
+        }
+
+        impl $crate::AsyncMethods<$ctx> for $name {
+            fn find(&self, method: $crate::RawStr<'_>) -> Option<usize> {
+                let () = Self::CHECKED;
+                Self::NAMES.iter().position(|name| method.eq_str(name))
+            }
+
+            async fn run<'p>(
+                &self,
+                index: usize,
+                ctx: &mut $ctx,
+                params: $crate::Params<'p>,
+                out: &mut $crate::ResultWriter<'_>,
+            ) -> Result<(), $crate::RpcError<'p>> {
+                let mut row = 0usize;
+                $(
+                    if index == row {
+                        return $handler(ctx, params, out).await;
+                    }
+                    row += 1;
+                )*
+                let _ = (row, ctx, params, out);
+                Err($crate::RpcError::method_not_found())
+            }
+        }
+    };
+}
+
+/// A JSON-RPC 2.0 server whose handlers are async: the twin of [`Server`], with a
+/// table of [`AsyncMethods`]. Its [`handle`](Self::handle) is [`Server::handle`],
+/// awaited.
+pub struct AsyncServer<C: 'static, T> {
+    table: T,
+    /// The limits, and the error replies (its own table is empty).
+    base: Server<C>,
+    context: PhantomData<fn(&mut C)>,
+}
+
+impl<C, T: core::fmt::Debug> core::fmt::Debug for AsyncServer<C, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AsyncServer")
+            .field("table", &self.table)
+            .field("limits", self.base.limits())
+            .finish()
+    }
+}
+
+impl<C, T: AsyncMethods<C>> AsyncServer<C, T> {
+    /// A server for `table` with [`Limits::DEFAULT`].
+    pub const fn new(table: T) -> Self {
+        Self {
+            table,
+            base: Server::new(MethodTable::new(&[])),
+            context: PhantomData,
+        }
+    }
+
+    /// The same server with other limits.
+    pub const fn with_limits(mut self, limits: Limits) -> Self {
+        self.base = self.base.with_limits(limits);
+        self
+    }
+
+    /// The limits in force.
+    pub const fn limits(&self) -> &Limits {
+        self.base.limits()
+    }
+
+    /// The limits and error replies, as a `Server` with an empty table.
+    pub(crate) const fn base(&self) -> &Server<C> {
+        &self.base
+    }
+
+    /// Handles one message as [`Server::handle`] does, awaiting each handler.
+    pub async fn handle<'o>(
+        &self,
+        ctx: &mut C,
+        input: &[u8],
+        output: &'o mut [u8],
+    ) -> Result<&'o [u8], OutputTooSmall> {
+        let mut w = ResultWriter::new(output);
+        let done = match envelope::parse(input, self.base.limits()) {
+            Err(e) => self.base.fail(&mut w, 0, Id::NULL, parse_failure(e.kind)),
+            Ok(Envelope::Single(call)) => self.answer(ctx, call, &mut w).await,
+            Ok(Envelope::Batch(batch)) => self.batch(ctx, batch, &mut w).await,
+        };
+        match done {
+            Ok(()) => Ok(w.into_written()),
+            Err(_) => Err(OutputTooSmall),
+        }
+    }
+
+    /// The twin of `Server::answer`.
+    async fn answer(
+        &self,
+        ctx: &mut C,
+        call: Call<'_>,
+        w: &mut ResultWriter<'_>,
+    ) -> Result<(), WriteError> {
+        let mark = w.mark();
+        let (id, failure) = match call {
+            Call::Invalid { id, reason } => (id, Failure::Invalid(reason)),
+            Call::Request(req) => match (self.table.find(req.method), req.id) {
+                (None, None) => return Ok(()),
+                (None, Some(id)) => (id, Failure::NotFound),
+                (Some(index), id) => {
+                    let params = call_start(w, req.params, id);
+                    let outcome = self.table.run(index, ctx, params, w).await;
+                    match call_end(w, id, outcome) {
+                        Ok(()) => return Ok(()),
+                        // Only a call fails: a notification's outcome is dropped.
+                        Err(failure) => (id.unwrap_or(Id::NULL), failure),
+                    }
+                }
+            },
+        };
+        self.base.fail(w, mark, id, failure)
+    }
+
+    /// The twin of `Server::batch`.
+    async fn batch(
+        &self,
+        ctx: &mut C,
+        batch: Batch<'_>,
+        w: &mut ResultWriter<'_>,
+    ) -> Result<(), WriteError> {
+        let mut state = BatchState::open(w);
+        for call in batch {
+            if is_notification(&call) {
+                let _ = self.answer(ctx, call, w).await;
+                continue;
+            }
+            let separated = state.separate(w);
+            let answered = self.answer(ctx, call, w).await.is_ok();
+            state.answered(answered, separated);
+        }
+        self.base.batch_close(w, state)
+    }
+}
