@@ -100,38 +100,34 @@ fn tools_call<'p>(
     if p.is_notification() {
         return Ok(()); // nobody waits for it: no progress either
     }
-    let name = p.get("name").and_then(|n| n.as_str()).ok_or(RpcError::new(
+    let name = p.get("name").and_then(|n| n.as_str());
+    let name = name.ok_or(RpcError::new(
         code::INVALID_PARAMS,
         "Invalid params: `name` must be a string",
     ))?;
-    let arg = |key| p.get("arguments").and_then(|a| a.get(key));
+    let args = p.get("arguments");
+    let arg = |key| args.and_then(|a| a.get(key));
     if name.eq_str("add") {
-        let (a, b) = (int(arg("a")), int(arg("b")));
-        match (a, b) {
-            (Some(a), Some(b)) => text(out, false, |o| o.display(i128::from(a) + i128::from(b))),
-            (None, _) => text(out, true, |o| {
-                o.str("argument `a` must be a 64-bit integer")
-            }),
-            (_, None) => text(out, true, |o| {
-                o.str("argument `b` must be a 64-bit integer")
-            }),
-        }?;
+        match (int(arg("a")), int(arg("b"))) {
+            (Some(a), Some(b)) => text(out, false, |o| o.display(i128::from(a) + i128::from(b)))?,
+            (None, _) => tool_error(out, "argument `a` must be a 64-bit integer")?,
+            (_, None) => tool_error(out, "argument `b` must be a 64-bit integer")?,
+        }
     } else if name.eq_str("echo") {
         match arg("text").filter(|t| t.kind() == Kind::String) {
-            // The string as sent, escapes and all: the same text.
-            Some(t) => text(out, false, |o| o.raw(t)),
-            None => text(out, true, |o| o.str("argument `text` must be a string")),
-        }?;
+            // The string as the client escaped it: the same text.
+            Some(t) => text(out, false, |o| o.raw(t))?,
+            None => tool_error(out, "argument `text` must be a string")?,
+        }
     } else if name.eq_str("countdown") {
         let Some(n) = int(arg("n")).filter(|n| (0..=100).contains(n)) else {
-            text(out, true, |o| {
-                o.str("argument `n` must be an integer from 0 to 100")
-            })?;
-            return Ok(());
+            return Ok(tool_error(
+                out,
+                "argument `n` must be an integer from 0 to 100",
+            )?);
         };
-        let meta = p.get("_meta");
-        let token = meta.and_then(|m| m.get("progressToken"));
         // A string or a number, sent back as it came (the same type).
+        let token = p.get("_meta").and_then(|m| m.get("progressToken"));
         if let Some(token) = token.filter(|t| matches!(t.kind(), Kind::String | Kind::Number)) {
             for i in 1..=n {
                 ctx.outbox
@@ -156,6 +152,11 @@ fn tools_call<'p>(
         return Err(out.error(code::INVALID_PARAMS, format_args!("Unknown tool: {name}"))?);
     }
     Ok(())
+}
+
+/// A tool's failure: a result with `isError`, saying why.
+fn tool_error(out: &mut ResultWriter<'_>, why: &str) -> Result<(), WriteError> {
+    text(out, true, |o| o.str(why))
 }
 
 /// A tool's result: one text item, written by `write`; `isError` when the tool failed.

@@ -200,3 +200,42 @@ fn arguments_are_checked_and_named() {
         ]
     );
 }
+
+#[test]
+fn limits_give_clean_errors() {
+    // A line longer than the largest frame: -32600 with a null id, then the next line
+    // is served.
+    let long = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
+        "x".repeat(70_000)
+    );
+    // Progress notifications that cannot all fit in the outbox: those that fit go out,
+    // then -32603.
+    let token = "t".repeat(1000);
+    let countdown = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"countdown","arguments":{{"n":100}},"_meta":{{"progressToken":"{token}"}}}}}}"#
+    );
+    let input = [
+        &long,
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        &countdown,
+    ]
+    .join("\n");
+    let (wire, _) = serve(input.as_bytes());
+    let got = lines(&wire);
+    assert_eq!(got[0]["error"]["code"], -32600);
+    assert_eq!(got[0]["id"], Value::Null);
+    assert_eq!(got[1], json!({"jsonrpc": "2.0", "result": {}, "id": 2}));
+    let progress = &got[2..got.len() - 1];
+    assert!(
+        !progress.is_empty() && progress.len() < 100,
+        "{}",
+        progress.len()
+    );
+    assert!(progress
+        .iter()
+        .all(|p| p["params"]["progressToken"] == token.as_str()));
+    let last = &got[got.len() - 1];
+    assert_eq!(last["error"]["code"], -32603, "{last}");
+    assert_eq!(last["id"], 3);
+}
