@@ -13,9 +13,9 @@
 //! Notifications (`notifications/initialized`, `notifications/cancelled`, any other)
 //! are never answered: the server drops those it has no handler for.
 //!
-//! Frames and replies up to 64 KiB; the buffers and the outbox (where `countdown`
-//! queues its progress notifications, sent before its reply) are allocated once at
-//! start-up, and no message allocates. `tests/mcp_server.rs` includes this file to
+//! Messages up to 64 KiB (a longer line gets `-32600`). The buffers and the outbox
+//! (where `countdown` queues its progress notifications, sent before its reply) are
+//! allocated once at start-up, and no message allocates. `tests/mcp_server.rs` includes this file to
 //! check that, hence the `pub(crate)` items.
 
 use std::io;
