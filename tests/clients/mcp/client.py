@@ -1,0 +1,281 @@
+"""The MCP server example (examples/mcp-server.rs) driven by the official Python MCP SDK
+(`mcp` on PyPI) over stdio, plus a few raw checks of the stdio transport itself.
+
+    python client.py <path to the mcp-server binary> <crate version>
+
+Prints one line per check (`ok - ...` or `FAIL - ...: why`), then `N passed, N failed`;
+exits 1 if any check failed. Run by tests/clients/mcp/run.sh.
+"""
+
+import json
+import logging
+import subprocess
+import sys
+from importlib.metadata import version as installed
+
+import anyio
+import mcp.types as types
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+SERVER, CRATE_VERSION = sys.argv[1], sys.argv[2]
+TIMEOUT = 20  # seconds per check
+HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
+
+passed, failed = 0, 0
+
+
+def check(name, ok, why=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok - {name}", flush=True)
+    else:
+        failed += 1
+        print(f"FAIL - {name}: {why}", flush=True)
+
+
+class Complaints(logging.Handler):
+    """Every warning or error the SDK logs (a message it could not parse or validate...),
+    and every response it dropped for matching no request (logged at debug level: a
+    reply to a notification would be one): a session with the server must have none."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.records = []
+
+    def emit(self, record):
+        message = record.getMessage()
+        if record.levelno >= logging.WARNING or message.startswith("dropping response"):
+            self.records.append(f"{record.name}: {message}")
+
+
+sdk_complaints = Complaints()
+logging.getLogger().addHandler(sdk_complaints)
+logging.getLogger("mcp.shared.jsonrpc_dispatcher").setLevel(logging.DEBUG)
+
+
+def text_of(result):
+    return "".join(c.text for c in result.content if c.type == "text")
+
+
+# ---------------------------------------------------------------------------------------
+# Raw stdio: the transport as the MCP spec words it, without the SDK in between.
+
+
+def raw(lines):
+    """Runs the server on `lines` (each one JSON message); returns (status, replies as
+    dicts, stdout, stderr)."""
+    stdin = "".join(json.dumps(m) + "\n" for m in lines)
+    p = subprocess.run([SERVER], input=stdin.encode(), capture_output=True, timeout=TIMEOUT)
+    out = p.stdout.decode()
+    replies = [json.loads(line) for line in out.splitlines()]
+    return p.returncode, replies, out, p.stderr.decode()
+
+
+def raw_checks():
+    status, replies, out, err = raw([])
+    check("stdio: exits 0 when stdin closes, having written nothing", status == 0 and out == "",
+          f"status {status}, stdout {out!r}")
+
+    def init(v):
+        params = {"capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
+        if v is not None:
+            params["protocolVersion"] = v
+        return {"jsonrpc": "2.0", "id": v or "none", "method": "initialize", "params": params}
+
+    asked = HANDSHAKE_VERSIONS + ["2026-07-28", "1.0"]
+    status, replies, out, err = raw([init(v) for v in asked])
+    got = [r.get("result", {}).get("protocolVersion") for r in replies]
+    want = HANDSHAKE_VERSIONS + ["2025-11-25", "2025-11-25"]
+    check("initialize: each known protocolVersion is answered as asked, any other with 2025-11-25",
+          got == want and [r["id"] for r in replies] == asked, f"got {got}")
+    status, replies, out, err = raw([{"jsonrpc": "2.0", "id": 1, "method": "initialize"}])
+    check("initialize: params absent is answered with 2025-11-25",
+          replies and replies[0].get("result", {}).get("protocolVersion") == "2025-11-25", out)
+
+    n = lambda method, **params: {"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})}
+    r = lambda id, method: {"jsonrpc": "2.0", "id": id, "method": method}
+    session = [
+        init("2025-11-25"),
+        n("notifications/initialized"),
+        r(1, "ping"),
+        n("notifications/cancelled", requestId=1, reason="test"),
+        n("notifications/no-such-thing", x=1),
+        n("no-such-method"),
+        n("ping"),
+        n("tools/call", name="countdown", arguments={"n": 2}, _meta={"progressToken": 1}),
+        r("two", "tools/list"),
+        r(3, "resources/list"),
+    ]
+    status, replies, out, err = raw(session)
+    ids = [m.get("id") for m in replies]
+    check("notifications (initialized, cancelled, unknown ones, known methods sent as notifications) "
+          "get no reply and start no progress",
+          ids == ["2025-11-25", 1, "two", 3], f"replies: {out}")
+    check("ping and tools/list with params absent are answered ({} and the tools)",
+          len(replies) == 4 and replies[1].get("result") == {}
+          and len(replies[2].get("result", {}).get("tools", [])) == 3, out)
+    check("an unknown request gets -32601",
+          len(replies) == 4 and replies[3].get("error", {}).get("code") == -32601, out)
+    check("stdout holds one JSON-RPC 2.0 message per line and nothing else; logs go to stderr",
+          status == 0 and out.endswith("\n") and all(m.get("jsonrpc") == "2.0" for m in replies)
+          and "mcp-server" in err and "mcp-server" not in out,
+          f"status {status}, stderr {err!r}")
+
+
+# ---------------------------------------------------------------------------------------
+# The SDK's stdio client.
+
+
+async def sdk_checks():
+    notifications = []
+
+    async def on_message(message):
+        notifications.append(message)
+
+    params = StdioServerParameters(command=SERVER)
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, message_handler=on_message) as session:
+            with anyio.fail_after(TIMEOUT):
+                init = await session.initialize()
+            caps = init.capabilities.model_dump(by_alias=True, exclude_none=True)
+            check("handshake: initialize negotiates 2025-11-25 (the SDK's offer)",
+                  init.protocol_version == "2025-11-25" and session.protocol_version == "2025-11-25",
+                  init.protocol_version)
+            check("handshake: capabilities are exactly {\"tools\":{\"listChanged\":false}}",
+                  caps == {"tools": {"listChanged": False}}, caps)
+            check("handshake: serverInfo is jsonrpc-slice-mcp at the crate's version",
+                  init.server_info.name == "jsonrpc-slice-mcp" and init.server_info.version == CRATE_VERSION,
+                  init.server_info)
+
+            with anyio.fail_after(TIMEOUT):
+                pong = await session.send_ping()
+            check("ping answers {}", isinstance(pong, types.EmptyResult), pong)
+
+            with anyio.fail_after(TIMEOUT):
+                listed = await session.list_tools()
+            tools = {t.name: t for t in listed.tools}
+            check("tools/list: add, echo and countdown, in that order",
+                  [t.name for t in listed.tools] == ["add", "echo", "countdown"], list(tools))
+            schemas_ok = (
+                tools["add"].input_schema["properties"] == {"a": {"type": "integer"}, "b": {"type": "integer"}}
+                and tools["add"].input_schema["required"] == ["a", "b"]
+                and tools["echo"].input_schema["properties"] == {"text": {"type": "string"}}
+                and tools["countdown"].input_schema["properties"]["n"]
+                == {"type": "integer", "minimum": 0, "maximum": 100}
+                and all(t.input_schema["type"] == "object" for t in listed.tools)
+                and listed.next_cursor is None
+            )
+            check("tools/list: each inputSchema is the JSON Schema of its arguments", schemas_ok,
+                  [t.input_schema for t in listed.tools])
+
+            async def call(name, arguments, **kw):
+                with anyio.fail_after(TIMEOUT):
+                    return await session.call_tool(name, arguments, **kw)
+
+            sums = [((2, 3), "5"), ((-7, 9007199254740993), "9007199254740986"),
+                    ((9223372036854775807, 9223372036854775807), "18446744073709551614")]
+            got = []
+            for (a, b), _ in sums:
+                res = await call("add", {"a": a, "b": b})
+                got.append((text_of(res), res.is_error))
+            check("add: a + b as text (small, beyond 2^53, beyond i64)",
+                  got == [(want, False) for _, want in sums], got)
+            bad = [({"a": 1}, "`b`"), ({"b": 1}, "`a`"), ({"a": "1", "b": 2}, "`a`"),
+                   ({"a": 1, "b": 2.5}, "`b`"), ({"a": None, "b": 2}, "`a`")]
+            got = []
+            for args, name in bad:
+                res = await call("add", args)
+                got.append(res.is_error is True and name in text_of(res))
+            check("add: a missing or non-integer argument is a result with isError, naming it",
+                  all(got), got)
+
+            texts = ["hello", "", 'quote " backslash \\ slash / ', "line1\nline2\r\n\ttab\b\f",
+                     "caf\u00e9 \u2603 \U0001F600 \u2028\u2029", "\u0000\u0001\u001f\u007f", "x" * 20000]
+            got = []
+            for t in texts:
+                res = await call("echo", {"text": t})
+                got.append(text_of(res) == t and not res.is_error)
+            check("echo: the text back exactly (escapes, controls, unicode, newlines, 20 kB)",
+                  all(got), got)
+
+            progress = []
+
+            async def on_progress(p, total, message):
+                progress.append((p, total))
+
+            notifications.clear()
+            res = await call("countdown", {"n": 5}, progress_callback=on_progress)
+            check("countdown: 5 progress callbacks (progress 1..5, total 5) before the result `done`",
+                  progress == [(i, 5) for i in range(1, 6)] and text_of(res) == "done", progress)
+            tokens = [m.params.progress_token for m in notifications if isinstance(m, types.ProgressNotification)]
+            check("countdown: the SDK's integer progress token comes back an integer",
+                  len(tokens) == 5 and all(type(t) is int for t in tokens) and len(set(tokens)) == 1, tokens)
+
+            notifications.clear()
+            res = await call("countdown", {"n": 3}, meta={"progressToken": "tok-\u00e9\"x"})
+            seen = [(m.params.progress_token, m.params.progress, m.params.total)
+                    for m in notifications if isinstance(m, types.ProgressNotification)]
+            check("countdown: a string progress token comes back the same string",
+                  seen == [("tok-\u00e9\"x", i, 3) for i in (1, 2, 3)] and text_of(res) == "done", seen)
+
+            progress.clear()
+            res = await call("countdown", {"n": 0}, progress_callback=on_progress)
+            res_none = await call("countdown", {"n": 2})
+            res_big = await call("countdown", {"n": 101}, progress_callback=on_progress)
+            check("countdown: n = 0 sends no progress; no token, no progress; n = 101 is isError naming n",
+                  progress == [] and text_of(res) == "done" and text_of(res_none) == "done"
+                  and res_big.is_error and "`n`" in text_of(res_big), (progress, text_of(res_big)))
+
+            try:
+                res = await call("no_such_tool", {})
+                check("an unknown tool is a JSON-RPC error -32602 naming the tool", False, f"result {res}")
+            except MCPError as e:
+                check("an unknown tool is a JSON-RPC error -32602 naming the tool",
+                      e.error.code == -32602 and "no_such_tool" in e.error.message, e.error)
+
+            try:
+                with anyio.fail_after(TIMEOUT):
+                    res = await session.list_resources()
+                check("an unknown request (resources/list) is -32601", False, f"result {res}")
+            except MCPError as e:
+                check("an unknown request (resources/list) is -32601", e.error.code == -32601, e.error)
+
+            # Notifications the server has no handler for: never answered (an answer
+            # would reach the SDK as a response to no request: see `Complaints`).
+            await session.send_notification(types.CancelledNotification(
+                params=types.CancelledNotificationParams(request_id=12345, reason="done already")))
+            await session.send_notification(types.RootsListChangedNotification())
+            with anyio.fail_after(TIMEOUT):
+                await session.send_ping()
+            check("notifications/cancelled and an unknown notification: no reply, the session goes on", True)
+
+    check("the SDK logged no warning or error, and dropped no response as matching no request",
+          sdk_complaints.records == [], sdk_complaints.records)
+
+    # The SDK's high-level client, as its README shows it: mode 'auto' probes
+    # `server/discover` (a 2026 method: -32601 here) and falls back to initialize.
+    with anyio.fail_after(TIMEOUT * 2):
+        async with Client(StdioServerParameters(command=SERVER)) as client:
+            res = await client.call_tool("echo", {"text": "via Client"})
+            got = (client.protocol_version, text_of(res))
+    check("Client (mode auto): server/discover gets -32601, the client falls back to initialize",
+          got == ("2025-11-25", "via Client"), got)
+
+
+def main():
+    print(f"mcp {installed('mcp')}, server {SERVER}", flush=True)
+    try:
+        raw_checks()
+    except Exception as e:  # a crash is a failed check, not a lost summary
+        check("raw stdio checks ran to the end", False, repr(e))
+    try:
+        anyio.run(sdk_checks)
+    except BaseException as e:
+        check("SDK checks ran to the end", False, repr(e))
+    print(f"{passed} passed, {failed} failed", flush=True)
+    sys.exit(1 if failed else 0)
+
+
+main()

@@ -1,0 +1,241 @@
+//! The MCP server example (`examples/mcp-server.rs`, included here whole) in-process:
+//! a full session through its `Service` under the counting allocator
+//! (`tests/common/counting.rs`) — initialize, list, each tool, a countdown with progress
+//! (a string token and an integer one), the unknown tool — allocates nothing, and every
+//! reply is what the MCP stdio client suite (`tests/clients/mcp/`) expects.
+
+#[path = "common/counting.rs"]
+mod counting;
+
+#[allow(dead_code)] // its `main`
+#[path = "../examples/mcp-server.rs"]
+mod mcp_server;
+
+use jsonrpc_slice::frame::newline::LineAccumulator;
+use jsonrpc_slice::service::Service;
+use mcp_server::{Mcp, SERVER};
+use serde_json::{json, Value};
+
+/// The session: what a client sends, one message per line.
+const SESSION: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":1,"method":"ping"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":40,"b":2}}}
+{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":"40","b":2}}}
+{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"line\nnext \"q\" \\ caf\u00e9 ☃ 😀"}}}
+{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"countdown","arguments":{"n":3},"_meta":{"progressToken":"tok-6"}}}
+{"jsonrpc":"2.0","id":"7","method":"tools/call","params":{"name":"countdown","arguments":{"n":2},"_meta":{"progressToken":77}}}
+{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"countdown","arguments":{"n":2}}}
+{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8,"reason":"late"}}
+{"jsonrpc":"2.0","method":"notifications/whatever"}
+{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"no-such-tool","arguments":{}}}
+{"jsonrpc":"2.0","id":10,"method":"resources/list"}
+{"jsonrpc":"2.0","id":11,"method":"initialize","params":{"protocolVersion":"2099-01-01"}}
+"#;
+
+/// Runs `input` through the example's service; returns what it wrote, and the number
+/// of allocator calls while it ran.
+fn serve(input: &[u8]) -> (Vec<u8>, usize) {
+    let mut framer = Box::new(LineAccumulator::<{ 64 * 1024 }>::new());
+    let mut ctx = Box::new(Mcp::new());
+    let (mut chunk, mut out) = (vec![0u8; 16 * 1024], vec![0u8; 65 * 1024]);
+    let mut wire: Vec<u8> = Vec::with_capacity(1024 * 1024);
+    let mut service = Service::new(&SERVER, framer.as_mut(), &mut chunk, &mut out)
+        .with_outbox(|c: &mut Mcp| &mut c.outbox);
+    let ((), allocations) = counting::counting(|| {
+        // Read in chunks of 100 bytes: frames cut anywhere.
+        let mut rest = input;
+        loop {
+            while let Some(reply) = service.next(&mut ctx) {
+                for piece in reply.pieces() {
+                    assert!(wire.capacity() - wire.len() >= piece.len(), "wire full");
+                    wire.extend_from_slice(piece);
+                }
+            }
+            if service.is_done() {
+                break;
+            }
+            let buf = service.input_buffer();
+            let n = rest.len().min(buf.len()).min(100);
+            buf[..n].copy_from_slice(&rest[..n]);
+            rest = &rest[n..];
+            match n {
+                0 => service.end_of_input(),
+                n => service.received(n),
+            }
+        }
+    });
+    (wire, allocations)
+}
+
+fn lines(wire: &[u8]) -> Vec<Value> {
+    let text = std::str::from_utf8(wire).expect("UTF-8 out");
+    assert!(text.ends_with('\n'), "each message ends its line");
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {e}: {l}")))
+        .collect()
+}
+
+fn text_result(text: &str) -> Value {
+    json!({"content": [{"type": "text", "text": text}]})
+}
+
+#[test]
+fn a_full_session_allocates_nothing_and_answers_as_mcp_says() {
+    counting::the_counter_works();
+    let (wire, allocations) = serve(SESSION.as_bytes());
+    assert_eq!(allocations, 0, "allocator calls during the session");
+    let got = lines(&wire);
+    let version = env!("CARGO_PKG_VERSION");
+    let progress = |token: Value, i: u64, n: u64| {
+        json!({"jsonrpc": "2.0", "method": "notifications/progress",
+               "params": {"progressToken": token, "progress": i, "total": n}})
+    };
+    let ok = |id: Value, result: Value| json!({"jsonrpc": "2.0", "result": result, "id": id});
+    let err = |id: Value, code: i64, message: &str| json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}, "id": id});
+    let info = |v: &str| {
+        json!({"protocolVersion": v, "capabilities": {"tools": {"listChanged": false}},
+               "serverInfo": {"name": "jsonrpc-slice-mcp", "version": version}})
+    };
+    let want = vec![
+        ok(json!(0), info("2025-06-18")),
+        ok(json!(1), json!({})),
+        ok(json!(2), tools()),
+        ok(json!(3), text_result("42")),
+        ok(
+            json!(4),
+            json!({"content": [{"type": "text", "text": "argument `a` must be a 64-bit integer"}],
+                   "isError": true}),
+        ),
+        ok(json!(5), text_result("line\nnext \"q\" \\ café ☃ 😀")),
+        progress(json!("tok-6"), 1, 3),
+        progress(json!("tok-6"), 2, 3),
+        progress(json!("tok-6"), 3, 3),
+        ok(json!(6), text_result("done")),
+        // The token's type is kept (an integer), and so is the id's (a string).
+        progress(json!(77), 1, 2),
+        progress(json!(77), 2, 2),
+        ok(json!("7"), text_result("done")),
+        // No token: no progress.
+        ok(json!(8), text_result("done")),
+        err(json!(9), -32602, "Unknown tool: no-such-tool"),
+        err(json!(10), -32601, "Method not found"),
+        ok(json!(11), info("2025-11-25")),
+    ];
+    assert_eq!(got.len(), want.len(), "{}", String::from_utf8_lossy(&wire));
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g, w);
+    }
+}
+
+/// What `tools/list` must say: three tools with JSON-Schema input schemas.
+fn tools() -> Value {
+    let object = |props: Value, required: &[&str]| json!({"type": "object", "properties": props, "required": required});
+    json!({"tools": [
+        {"name": "add", "description": "Adds two integers.",
+         "inputSchema": object(json!({"a": {"type": "integer"}, "b": {"type": "integer"}}), &["a", "b"])},
+        {"name": "echo", "description": "Returns the text it is given.",
+         "inputSchema": object(json!({"text": {"type": "string"}}), &["text"])},
+        {"name": "countdown", "description": "Counts to n, reporting progress at each step, then says done.",
+         "inputSchema": object(json!({"n": {"type": "integer", "minimum": 0, "maximum": 100}}), &["n"])},
+    ]})
+}
+
+#[test]
+fn arguments_are_checked_and_named() {
+    let call = |id: u32, args: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{args}}}}}"#)
+    };
+    let input = [
+        call(1, r#""add","arguments":{"a":1}"#),
+        call(2, r#""add""#),
+        call(3, r#""add","arguments":{"a":1,"b":2.5}"#),
+        call(4, r#""add","arguments":{"a":9223372036854775807,"b":9223372036854775807}"#),
+        call(5, r#""add","arguments":{"a":7.0,"b":-1e1}"#),
+        call(6, r#""echo","arguments":{"text":7}"#),
+        call(7, r#""countdown","arguments":{"n":101}"#),
+        call(8, r#""countdown","arguments":{"n":-1}"#),
+        call(9, r#""countdown","arguments":{"n":0},"_meta":{"progressToken":1}"#),
+        call(10, r#""t\u00e9\"st","arguments":{}"#),
+        r#"{"jsonrpc":"2.0","id":11,"method":"tools/call"}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":12,"method":"initialize"}"#.to_string(),
+        // A tools/call notification: no reply, and no progress.
+        r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"countdown","arguments":{"n":2},"_meta":{"progressToken":1}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"ping"}"#.to_string(),
+    ]
+    .join("\n");
+    let (wire, _) = serve(input.as_bytes());
+    let got = lines(&wire);
+    let results: Vec<String> = got
+        .iter()
+        .map(|v| match &v["result"]["content"][0]["text"] {
+            Value::String(s) if v["result"]["isError"] == true => format!("isError: {s}"),
+            Value::String(s) => s.clone(),
+            _ => v["error"]["message"]
+                .as_str()
+                .map_or(v["result"].to_string(), |m| {
+                    format!("{}: {m}", v["error"]["code"])
+                }),
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            "isError: argument `b` must be a 64-bit integer",
+            "isError: argument `a` must be a 64-bit integer",
+            "isError: argument `b` must be a 64-bit integer",
+            "18446744073709551614",
+            "-3",
+            "isError: argument `text` must be a string",
+            "isError: argument `n` must be an integer from 0 to 100",
+            "isError: argument `n` must be an integer from 0 to 100",
+            "done",
+            "-32602: Unknown tool: té\"st",
+            "-32602: Invalid params: `name` must be a string",
+            &format!(
+                r#"{{"capabilities":{{"tools":{{"listChanged":false}}}},"protocolVersion":"2025-11-25","serverInfo":{{"name":"jsonrpc-slice-mcp","version":"{}"}}}}"#,
+                env!("CARGO_PKG_VERSION")
+            ),
+        ]
+    );
+}
+
+#[test]
+fn limits_give_clean_errors() {
+    // A line longer than the largest frame: -32600 with a null id, then the next line
+    // is served.
+    let long = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
+        "x".repeat(70_000)
+    );
+    // Progress notifications that cannot all fit in the outbox: those that fit go out,
+    // then -32603.
+    let token = "t".repeat(1000);
+    let countdown = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"countdown","arguments":{{"n":100}},"_meta":{{"progressToken":"{token}"}}}}}}"#
+    );
+    let input = [
+        &long,
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        &countdown,
+    ]
+    .join("\n");
+    let (wire, _) = serve(input.as_bytes());
+    let got = lines(&wire);
+    assert_eq!(got[0]["error"]["code"], -32600);
+    assert_eq!(got[0]["id"], Value::Null);
+    assert_eq!(got[1], json!({"jsonrpc": "2.0", "result": {}, "id": 2}));
+    let progress = &got[2..got.len() - 1];
+    assert!(
+        !progress.is_empty() && progress.len() < 100,
+        "{}",
+        progress.len()
+    );
+    assert!(progress
+        .iter()
+        .all(|p| p["params"]["progressToken"] == token.as_str()));
+    let last = &got[got.len() - 1];
+    assert_eq!(last["error"]["code"], -32603, "{last}");
+    assert_eq!(last["id"], 3);
+}
