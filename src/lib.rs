@@ -111,6 +111,8 @@
 //!   `embedded_io::serve_async` (and their `_split` forms), the same over
 //!   `embedded-io` 0.6 streams (a UART); `embedded-io-07`, `embedded-io-async-07`:
 //!   `embedded_io_07`, the same over 0.7.
+//! - `heapless`: `Server::handle_into`, a reply into a `heapless::Vec<u8, N>`
+//!   (heapless 0.9 needs Rust 1.88).
 //! - `defmt`: `defmt::Format` for the public error and message types, raw JSON
 //!   printed with the `{=[u8]:a}` hint (firmware logging).
 //!
@@ -151,6 +153,9 @@ pub mod embedded_io_07;
 pub mod envelope;
 pub mod error;
 pub mod frame;
+#[cfg(feature = "heapless")]
+#[cfg_attr(docsrs, doc(cfg(feature = "heapless")))]
+mod heapless;
 pub mod id;
 pub mod limits;
 pub mod outbox;

@@ -61,6 +61,7 @@
 mod de;
 mod error;
 mod raw;
+mod response;
 mod ser;
 mod typed;
 
@@ -68,6 +69,7 @@ use crate::raw::{Kind, RawJson, RawStr};
 
 pub use de::MAX_DEPTH;
 pub use error::{At, DecodeError, Reason};
+pub use response::ResultError;
 pub use typed::{typed, typed_sized, typed_with_scratch, DEFAULT_SCRATCH};
 
 /// A value that may be a number or a string (an id, a hex quantity), read from a
