@@ -221,13 +221,13 @@ fn publish(outbox: &mut Outbox<OUTBOX>, uri: RawStr<'_>, text: &str, utf8: bool)
             p.end()
         });
         match queued {
-            // One less than what fit before the outbox filled up.
+            // Too many: one less than what fitted, and say so.
             Err(_) if written > 0 => limit = written - 1,
-            Err(e) => {
-                eprintln!("{NAME}: no diagnostics for {uri}: {e}");
-                return;
+            Err(e) => break eprintln!("{NAME}: no diagnostics for {uri}: {e}"),
+            Ok(()) if limit < usize::MAX => {
+                break eprintln!("{NAME}: {uri}: the first {limit} TODOs only (outbox full)");
             }
-            Ok(()) => return,
+            Ok(()) => break,
         }
     }
 }

@@ -197,3 +197,21 @@ fn exit_codes() {
     assert_eq!(code, 1, "shutdown before initialize is refused");
     assert_eq!(messages[0]["error"]["code"], -32002);
 }
+
+#[test]
+fn more_todos_than_the_outbox_holds_publishes_the_first_ones() {
+    let text = format!("\"{}\"", "TODO ".repeat(50_000));
+    let (code, messages, _) = run(&session(&[open("file:///many.txt", &text)]));
+    assert_eq!(code, 0);
+    let list = messages
+        .iter()
+        .find(|m| m["params"]["uri"] == "file:///many.txt")
+        .map(|m| m["params"]["diagnostics"].as_array().unwrap().clone())
+        .expect("published");
+    assert!(list.len() > 10_000 && list.len() < 50_000, "{}", list.len());
+    for (i, d) in list.iter().enumerate() {
+        assert_eq!(d["range"]["start"]["character"], 5 * i);
+    }
+    // The session went on: shutdown answered, exit 0.
+    assert_eq!(replies(&messages, 2)[0]["result"], Value::Null);
+}
