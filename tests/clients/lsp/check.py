@@ -203,6 +203,10 @@ async def session_utf16():
     e = await error_of(client.text_document_hover_async(hover_params("file:///not/open.txt", 0, 0)))
     check("hover on a document not open: -32602 naming the uri",
           e is not None and e.code == -32602 and "file:///not/open.txt" in e.message, repr(e))
+    raw = last_raw_reply()
+    check("that error on the wire: exactly code and message, and the request's id",
+          raw.get("error") == {"code": -32602, "message": "document not open: file:///not/open.txt"}
+          and isinstance(raw.get("id"), str) and set(raw) == {"jsonrpc", "error", "id"}, json.dumps(raw))
 
     new_text = "\u00e9\u00e9\u00e9 TODO\n\U0001F600TODO"
     diags = await publish(client, lambda: client.text_document_did_change(t.DidChangeTextDocumentParams(
