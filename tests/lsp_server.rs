@@ -1,0 +1,217 @@
+//! The `lsp-server` example, run in-process over byte slices under the counting
+//! allocator (`tests/common/counting.rs`): what allocates per message is only the
+//! example's own storage of open documents. (The protocol itself is checked by a real
+//! client: `tests/clients/lsp/run.sh`.)
+
+#[path = "common/counting.rs"]
+mod counting;
+
+#[allow(dead_code)]
+#[path = "../examples/lsp-server.rs"]
+mod lsp;
+
+use counting::counting;
+use serde_json::Value;
+
+const URI: &str = "file:///a.txt";
+/// Escaped as a client sends it: non-ASCII as `\u` escapes (a surrogate pair too),
+/// quotes, a backslash, line ends.
+const TEXT: &str = r#""caf\u00e9 \ud83d\ude00 TODO: \"q\" \\ TODOs\r\nna\u00efve TODO""#;
+/// As long as `TEXT` once decoded: a change that fits the document's buffer.
+const CHANGED: &str = r#""caf\u00e9 \ud83d\ude00 todo: \"q\" \\ TODOs\r\nna\u00efve TODO""#;
+
+fn frame(body: &str) -> Vec<u8> {
+    let mut f = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    f.extend_from_slice(body.as_bytes());
+    f
+}
+
+fn request(id: u32, method: &str, params: &str) -> Vec<u8> {
+    frame(&format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#
+    ))
+}
+
+fn notify(method: &str, params: &str) -> Vec<u8> {
+    frame(&format!(
+        r#"{{"jsonrpc":"2.0","method":"{method}","params":{params}}}"#
+    ))
+}
+
+/// `shutdown` and `exit` have no params (LSP's `void`; `"params":null` is not a valid
+/// JSON-RPC 2.0 request, and is answered `-32600`).
+fn shutdown(id: u32) -> Vec<u8> {
+    frame(&format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"shutdown"}}"#
+    ))
+}
+
+fn exit() -> Vec<u8> {
+    frame(r#"{"jsonrpc":"2.0","method":"exit"}"#)
+}
+
+fn open(uri: &str, text: &str) -> Vec<u8> {
+    notify(
+        "textDocument/didOpen",
+        &format!(
+            r#"{{"textDocument":{{"uri":"{uri}","languageId":"plaintext","version":1,"text":{text}}}}}"#
+        ),
+    )
+}
+
+fn hover(id: u32, uri: &str, line: u32, character: u32) -> Vec<u8> {
+    request(
+        id,
+        "textDocument/hover",
+        &format!(
+            r#"{{"textDocument":{{"uri":"{uri}"}},"position":{{"line":{line},"character":{character}}}}}"#
+        ),
+    )
+}
+
+/// A session: initialize, open `URI`, `middle`, shutdown, a request after it, exit.
+fn session(middle: &[Vec<u8>]) -> Vec<u8> {
+    let mut s = request(1, "initialize", r#"{"capabilities":{}}"#);
+    s.extend(notify("initialized", "{}"));
+    s.extend(open(URI, TEXT));
+    s.extend(middle.concat());
+    s.extend(shutdown(2));
+    s.extend(hover(3, URI, 0, 0));
+    s.extend(exit());
+    s
+}
+
+/// The steady state, `n` times: hovers on and off words and on a document not open, a
+/// change that fits, cancel and trace notifications, an unknown request.
+fn steady(n: u32) -> Vec<Vec<u8>> {
+    let change = format!(
+        r#"{{"textDocument":{{"uri":"{URI}","version":2}},"contentChanges":[{{"text":{CHANGED}}}]}}"#
+    );
+    (0..n)
+        .flat_map(|i| {
+            let id = 100 + 10 * i;
+            [
+                hover(id, URI, 1, 2),
+                hover(id + 1, URI, 0, 4),
+                hover(id + 2, "file:///not-open", 0, 0),
+                notify("textDocument/didChange", &change),
+                notify("$/cancelRequest", &format!(r#"{{"id":{id}}}"#)),
+                notify("$/setTrace", r#"{"value":"off"}"#),
+                request(id + 3, "custom/unknown", "{}"),
+            ]
+        })
+        .collect()
+}
+
+/// Runs `input` through the example with the allocator armed: the exit code, what was
+/// written (as JSON messages), and the allocator calls.
+fn run(input: &[u8]) -> (u8, Vec<Value>, usize) {
+    let mut wire = Vec::with_capacity(64 << 20);
+    let (code, allocations) = counting(|| lsp::run(&mut &input[..], &mut wire));
+    let code = code.expect("serving slices does not fail");
+    let text = String::from_utf8(wire).expect("UTF-8");
+    let messages = text
+        .split("Content-Length: ")
+        .skip(1)
+        .map(|m| serde_json::from_str(m.split_once("\r\n\r\n").unwrap().1).unwrap())
+        .collect();
+    (code, messages, allocations)
+}
+
+fn replies(messages: &[Value], id: u64) -> Vec<&Value> {
+    messages.iter().filter(|m| m["id"] == id).collect()
+}
+
+#[test]
+fn the_steady_state_allocates_nothing() {
+    counting::the_counter_works();
+    let (code, base, allocations_0) = run(&session(&[]));
+    assert_eq!(code, 0);
+    let (code, messages, allocations_50) = run(&session(&steady(50)));
+    assert_eq!(code, 0);
+    // The work was done: every request answered, every change published.
+    assert_eq!(messages.len(), base.len() + 50 * 5, "{messages:#?}");
+    let first = 100;
+    assert_eq!(
+        replies(&messages, first)[0]["result"]["contents"]["value"],
+        "`naïve`"
+    );
+    assert_eq!(replies(&messages, first + 1)[0]["result"], Value::Null);
+    assert_eq!(replies(&messages, first + 2)[0]["error"]["code"], -32602);
+    assert_eq!(replies(&messages, first + 3)[0]["error"]["code"], -32601);
+    assert_eq!(replies(&messages, 3)[0]["error"]["code"], -32600);
+    let published = |m: &&Value| m["method"] == "textDocument/publishDiagnostics";
+    let last = messages.iter().rfind(published).unwrap();
+    // After the change: `todo` is not a TODO any more; `TODOs` and line 2's remain.
+    assert_eq!(last["params"]["diagnostics"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        last["params"]["diagnostics"][0]["range"]["start"]["character"],
+        // "café 😀 todo: "q" \ " in UTF-16 code units.
+        "café 😀 todo: \"q\" \\ ".encode_utf16().count()
+    );
+    // 350 messages more, not one allocator call more.
+    assert_eq!(
+        allocations_50, allocations_0,
+        "the steady state allocated: {allocations_0} calls without it, {allocations_50} with it"
+    );
+    println!("{allocations_0} allocator calls for a session, with or without 350 messages more");
+}
+
+#[test]
+fn open_and_close_allocate_the_documents_only() {
+    let pairs = |n: u32| -> Vec<Vec<u8>> {
+        (0..n)
+            .flat_map(|i| {
+                let uri = format!("file:///b{i}.txt");
+                [
+                    open(&uri, TEXT),
+                    notify(
+                        "textDocument/didClose",
+                        &format!(r#"{{"textDocument":{{"uri":"{uri}"}}}}"#),
+                    ),
+                ]
+            })
+            .collect()
+    };
+    let (_, _, allocations_0) = run(&session(&pairs(0)));
+    let (_, messages, allocations_20) = run(&session(&pairs(20)));
+    let closed = messages
+        .iter()
+        .filter(|m| m["params"]["uri"] == "file:///b7.txt")
+        .map(|m| m["params"]["diagnostics"].as_array().unwrap().len())
+        .collect::<Vec<_>>();
+    assert_eq!(closed, [3, 0], "published on open, emptied on close");
+    // didOpen: the uri and the text (2 allocations); didClose frees them (2).
+    assert_eq!(allocations_20 - allocations_0, 20 * 4);
+}
+
+#[test]
+fn exit_codes() {
+    let init = request(1, "initialize", "{}");
+    let (code, _, _) = run(&[init.clone(), exit()].concat());
+    assert_eq!(code, 1, "exit without shutdown");
+    let (code, messages, _) = run(&init);
+    assert_eq!(code, 1, "the input ended without exit");
+    assert_eq!(messages.len(), 1);
+    let (code, messages, _) = run(&[shutdown(1), exit()].concat());
+    assert_eq!(code, 1, "shutdown before initialize is refused");
+    assert_eq!(messages[0]["error"]["code"], -32002);
+}
+
+#[test]
+fn more_todos_than_the_outbox_holds_publishes_the_first_ones() {
+    let text = format!("\"{}\"", "TODO ".repeat(50_000));
+    let (code, messages, _) = run(&session(&[open("file:///many.txt", &text)]));
+    assert_eq!(code, 0);
+    let list = messages
+        .iter()
+        .find(|m| m["params"]["uri"] == "file:///many.txt")
+        .map(|m| m["params"]["diagnostics"].as_array().unwrap().clone())
+        .expect("published");
+    assert!(list.len() > 10_000 && list.len() < 50_000, "{}", list.len());
+    for (i, d) in list.iter().enumerate() {
+        assert_eq!(d["range"]["start"]["character"], 5 * i);
+    }
+    // The session went on: shutdown answered, exit 0.
+    assert_eq!(replies(&messages, 2)[0]["result"], Value::Null);
+}
