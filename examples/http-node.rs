@@ -1,0 +1,335 @@
+//! A tiny Ethereum-style node: JSON-RPC 2.0 over HTTP, on hyper 1 and tokio.
+//!
+//! ```sh
+//! cargo run --release --example http-node -- --addr 127.0.0.1:8545
+//! ```
+//!
+//! Prints `listening on http://ADDR` when ready. HTTP/1.1 with keep-alive, any path.
+//! The HTTP rules: `POST` only (else 405, `Allow: POST`); the request's `Content-Type`
+//! is `application/json` (parameters allowed; `application/json-rpc` and
+//! `application/jsonrequest` too), else 415; bodies up to 1 MiB (else 413). A reply is
+//! 200 with `Content-Type: application/json`, JSON-RPC errors included; a message that
+//! gets no reply (a notification, a batch of them) is 204 with no body.
+//!
+//! Each connection owns its buffers, allocated when it opens and reused by every
+//! request on it: the body is read into one, the reply is written into the other,
+//! which is lent to hyper as the response body and comes back when hyper has sent it.
+//! The codec allocates nothing per request (hyper and tokio do: see the README).
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use http_body_util::BodyExt;
+use hyper::body::{Body, Buf, Frame, Incoming, SizeHint};
+use hyper::header::{HeaderValue, ALLOW, CONTENT_LENGTH, CONTENT_TYPE};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use jsonrpc_slice::{method_table, Params, RawJson, ResultWriter, RpcError, Server};
+
+/// The largest request body, in bytes.
+const MAX_BODY: usize = 1024 * 1024;
+/// The reply buffer: room for replies larger than their request (a batch of errors).
+const MAX_REPLY: usize = MAX_BODY + 64 * 1024;
+
+/// The chain's head, shared by every connection: `evm_mine` advances it.
+static BLOCK: AtomicU64 = AtomicU64::new(0x10);
+
+/// What the handlers see.
+struct Node {
+    block: &'static AtomicU64,
+}
+
+type Rpc<'p> = Result<(), RpcError<'p>>;
+
+fn chain_id<'p>(_: &mut Node, _: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
+    Ok(out.str("0x539")?)
+}
+
+fn net_version<'p>(_: &mut Node, _: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
+    Ok(out.str("1337")?)
+}
+
+fn client_version<'p>(_: &mut Node, _: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
+    Ok(out.str(concat!("jsonrpc-slice-node/", env!("CARGO_PKG_VERSION")))?)
+}
+
+fn block_number<'p>(node: &mut Node, _: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
+    let n = node.block.load(Ordering::Relaxed);
+    Ok(out.display(format_args!("{n:#x}"))?)
+}
+
+fn mine<'p>(node: &mut Node, _: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
+    node.block.fetch_add(1, Ordering::Relaxed);
+    Ok(out.str("0x0")?)
+}
+
+fn gas_price<'p>(_: &mut Node, _: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
+    Ok(out.str("0x3b9aca00")?)
+}
+
+/// `[address, blockTag]`: 1 ether for `0x…aa`, nothing for any other address.
+fn get_balance<'p>(_: &mut Node, p: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
+    let address = p.nth(0).unwrap_or(RawJson::NULL);
+    let Some(hex) = address.as_str().and_then(|s| s.as_plain_str()) else {
+        return Err(invalid_address(address, out)?);
+    };
+    let digits = hex.strip_prefix("0x").unwrap_or("");
+    if hex.len() != 42 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(invalid_address(address, out)?);
+    }
+    let tag = p
+        .nth(1)
+        .and_then(|t| t.as_str())
+        .and_then(|t| t.as_plain_str());
+    if !tag.is_some_and(block_tag) || p.nth(2).is_some() {
+        return Err(RpcError::new(
+            -32602,
+            "invalid block tag: latest, earliest, pending, safe, finalized or a hex quantity",
+        ));
+    }
+    let aa = digits.eq_ignore_ascii_case("00000000000000000000000000000000000000aa");
+    Ok(out.str(if aa { "0xde0b6b3a7640000" } else { "0x0" })?)
+}
+
+/// `-32602` naming the address as sent (a long one by its length only).
+fn invalid_address(
+    address: RawJson<'_>,
+    out: &mut ResultWriter<'_>,
+) -> Result<RpcError<'static>, RpcError<'static>> {
+    let sent = address.as_bytes();
+    Ok(match sent.len() <= 100 {
+        true => out.error(-32602, format_args!("invalid address: {address}"))?,
+        false => out.error(
+            -32602,
+            format_args!("invalid address: a {}-byte value", sent.len()),
+        )?,
+    })
+}
+
+/// A named block, or a quantity: `0x` and hex digits without leading zeros.
+fn block_tag(tag: &str) -> bool {
+    match tag {
+        "latest" | "earliest" | "pending" | "safe" | "finalized" => true,
+        _ => match tag.strip_prefix("0x") {
+            Some("0") => true,
+            Some(d) => {
+                !d.is_empty()
+                    && !d.starts_with('0')
+                    && d.len() <= 16
+                    && d.bytes().all(|b| b.is_ascii_hexdigit())
+            }
+            None => false,
+        },
+    }
+}
+
+static SERVER: Server<Node> = Server::new(method_table! {
+    "eth_chainId" => chain_id,
+    "net_version" => net_version,
+    "web3_clientVersion" => client_version,
+    "eth_blockNumber" => block_number,
+    "evm_mine" => mine,
+    "eth_gasPrice" => gas_price,
+    "eth_getBalance" => get_balance,
+});
+
+/// A connection's buffers: the body read, the reply written.
+#[derive(Default)]
+struct Buffers {
+    body: Vec<u8>,
+    reply: Vec<u8>,
+}
+
+type Home = Arc<Mutex<Buffers>>;
+
+/// A reply buffer lent to hyper: given back to its connection when hyper drops it.
+struct Lent {
+    buf: Vec<u8>,
+    at: usize,
+    len: usize,
+    home: Home,
+}
+
+impl Buf for Lent {
+    fn remaining(&self) -> usize {
+        self.len - self.at
+    }
+    fn chunk(&self) -> &[u8] {
+        &self.buf[self.at..self.len]
+    }
+    fn advance(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.len);
+    }
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        if let Ok(mut home) = self.home.lock() {
+            home.reply = std::mem::take(&mut self.buf);
+        }
+    }
+}
+
+/// A response body: one lent buffer, or nothing.
+struct Reply(Option<Lent>);
+
+impl Body for Reply {
+    type Data = Lent;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Lent>, Infallible>>> {
+        Poll::Ready(self.0.take().map(|lent| Ok(Frame::data(lent))))
+    }
+    fn is_end_stream(&self) -> bool {
+        self.0.is_none()
+    }
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.0.as_ref().map_or(0, |l| l.remaining() as u64))
+    }
+}
+
+fn status(code: StatusCode) -> Response<Reply> {
+    let mut response = Response::new(Reply(None));
+    *response.status_mut() = code;
+    if code == StatusCode::METHOD_NOT_ALLOWED {
+        response
+            .headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("POST"));
+    }
+    response
+}
+
+/// `application/json`, `application/json-rpc` or `application/jsonrequest`, with or
+/// without parameters.
+fn json_content_type(req: &Request<Incoming>) -> bool {
+    let Some(value) = req
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let mime = value.split(';').next().unwrap_or("").trim();
+    [
+        "application/json",
+        "application/json-rpc",
+        "application/jsonrequest",
+    ]
+    .iter()
+    .any(|m| mime.eq_ignore_ascii_case(m))
+}
+
+/// One HTTP request: the rules above, then the message through the codec.
+async fn serve(req: Request<Incoming>, home: Home) -> Result<Response<Reply>, Infallible> {
+    if req.method() != Method::POST {
+        return Ok(status(StatusCode::METHOD_NOT_ALLOWED));
+    }
+    if !json_content_type(&req) {
+        return Ok(status(StatusCode::UNSUPPORTED_MEDIA_TYPE));
+    }
+    let declared = req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        return Ok(status(StatusCode::PAYLOAD_TOO_LARGE));
+    }
+    // The buffers, taken from the connection (made afresh if a reply was never given back).
+    let Buffers {
+        mut body,
+        mut reply,
+    } = std::mem::take(&mut *home.lock().unwrap());
+    body.clear();
+    body.reserve(MAX_BODY);
+    reply.resize(MAX_REPLY, 0);
+    let mut incoming = req.into_body();
+    let mut refused = None;
+    while let Some(frame) = incoming.frame().await {
+        match frame.map(Frame::into_data) {
+            Ok(Ok(data)) if body.len() + data.len() <= MAX_BODY => body.extend_from_slice(&data),
+            Ok(Ok(_)) => refused = Some(StatusCode::PAYLOAD_TOO_LARGE),
+            Ok(Err(_trailers)) => continue,
+            Err(_) => refused = Some(StatusCode::BAD_REQUEST),
+        }
+        if refused.is_some() {
+            break;
+        }
+    }
+    let mut node = Node { block: &BLOCK };
+    let len = match refused {
+        None => SERVER.handle(&mut node, &body, &mut reply).map(<[u8]>::len),
+        Some(_) => Ok(0),
+    };
+    let mut buffers = home.lock().unwrap();
+    buffers.body = body;
+    let code = match (refused, len) {
+        (Some(code), _) => code,
+        (None, Err(_too_small)) => StatusCode::INTERNAL_SERVER_ERROR,
+        (None, Ok(0)) => StatusCode::NO_CONTENT,
+        (None, Ok(len)) => {
+            drop(buffers);
+            let mut response = Response::new(Reply(Some(Lent {
+                buf: reply,
+                at: 0,
+                len,
+                home,
+            })));
+            response
+                .headers_mut()
+                .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            return Ok(response);
+        }
+    };
+    buffers.reply = reply;
+    Ok(status(code))
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let addr: SocketAddr = match &args[..] {
+        [] => ([127, 0, 0, 1], 8545).into(),
+        [flag, addr] if flag == "--addr" => match addr.parse() {
+            Ok(addr) => addr,
+            Err(e) => return usage(&format!("{addr}: {e}")),
+        },
+        _ => return usage("usage: http-node [--addr HOST:PORT]"),
+    };
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(listener) => listener,
+        Err(e) => return usage(&format!("cannot listen on {addr}: {e}")),
+    };
+    println!(
+        "listening on http://{}",
+        listener.local_addr().unwrap_or(addr)
+    );
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        tokio::spawn(async move {
+            let home: Home = Arc::new(Mutex::new(Buffers {
+                body: Vec::with_capacity(MAX_BODY),
+                reply: vec![0; MAX_REPLY],
+            }));
+            let service = hyper::service::service_fn(move |req| serve(req, home.clone()));
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("http-node: {message}");
+    ExitCode::from(2)
+}
