@@ -26,7 +26,7 @@ use std::task::{Context, Poll};
 
 use http_body_util::BodyExt;
 use hyper::body::{Body, Buf, Frame, Incoming, SizeHint};
-use hyper::header::{HeaderValue, ALLOW, CONTENT_LENGTH, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use jsonrpc_slice::{method_table, Params, RawJson, ResultWriter, RpcError, Server};
@@ -35,6 +35,8 @@ use jsonrpc_slice::{method_table, Params, RawJson, ResultWriter, RpcError, Serve
 const MAX_BODY: usize = 1024 * 1024;
 /// The reply buffer: room for replies larger than their request (a batch of errors).
 const MAX_REPLY: usize = MAX_BODY + 64 * 1024;
+/// The most of a too large body that is read (and dropped) before the 413 is sent.
+const DRAIN: usize = 4 * MAX_BODY;
 
 /// The chain's head, shared by every connection: `evm_mine` advances it.
 static BLOCK: AtomicU64 = AtomicU64::new(0x10);
@@ -78,8 +80,8 @@ fn get_balance<'p>(_: &mut Node, p: Params<'p>, out: &mut ResultWriter<'_>) -> R
     let Some(hex) = address.as_str().and_then(|s| s.as_plain_str()) else {
         return Err(invalid_address(address, out)?);
     };
-    let digits = hex.strip_prefix("0x").unwrap_or("");
-    if hex.len() != 42 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+    let digits = hex.strip_prefix("0x").unwrap_or("-");
+    if digits.len() != 40 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(invalid_address(address, out)?);
     }
     let tag = p
@@ -196,14 +198,19 @@ impl Body for Reply {
     }
 }
 
+/// An empty response: a refusal, or a message that gets no reply.
 fn status(code: StatusCode) -> Response<Reply> {
     let mut response = Response::new(Reply(None));
     *response.status_mut() = code;
-    if code == StatusCode::METHOD_NOT_ALLOWED {
-        response
-            .headers_mut()
-            .insert(ALLOW, HeaderValue::from_static("POST"));
-    }
+    let headers = response.headers_mut();
+    match code {
+        StatusCode::METHOD_NOT_ALLOWED => headers.insert(ALLOW, HeaderValue::from_static("POST")),
+        // What is left of the body is not read: the connection ends with this reply.
+        StatusCode::PAYLOAD_TOO_LARGE | StatusCode::BAD_REQUEST => {
+            headers.insert(CONNECTION, HeaderValue::from_static("close"))
+        }
+        _ => None,
+    };
     response
 }
 
@@ -229,17 +236,22 @@ fn json_content_type(req: &Request<Incoming>) -> bool {
 
 /// One HTTP request: the rules above, then the message through the codec.
 async fn serve(req: Request<Incoming>, home: Home) -> Result<Response<Reply>, Infallible> {
-    if req.method() != Method::POST {
-        return Ok(status(StatusCode::METHOD_NOT_ALLOWED));
-    }
-    if !json_content_type(&req) {
-        return Ok(status(StatusCode::UNSUPPORTED_MEDIA_TYPE));
-    }
+    // A refused request's body is read all the same (a too large one up to 4 MiB, then
+    // dropped): the connection then stays open for the next request, and a client that
+    // sends its whole body before it reads the reply gets the reply.
+    let mut refused = match () {
+        _ if req.method() != Method::POST => Some(StatusCode::METHOD_NOT_ALLOWED),
+        _ if !json_content_type(&req) => Some(StatusCode::UNSUPPORTED_MEDIA_TYPE),
+        _ => None,
+    };
     let declared = req
         .headers()
         .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        .and_then(|v| v.to_str().ok());
+    if declared
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|n| n > DRAIN as u64)
+    {
         return Ok(status(StatusCode::PAYLOAD_TOO_LARGE));
     }
     // The buffers, taken from the connection (made afresh if a reply was never given back).
@@ -251,15 +263,21 @@ async fn serve(req: Request<Incoming>, home: Home) -> Result<Response<Reply>, In
     body.reserve(MAX_BODY);
     reply.resize(MAX_REPLY, 0);
     let mut incoming = req.into_body();
-    let mut refused = None;
+    let mut seen = 0;
     while let Some(frame) = incoming.frame().await {
-        match frame.map(Frame::into_data) {
-            Ok(Ok(data)) if body.len() + data.len() <= MAX_BODY => body.extend_from_slice(&data),
-            Ok(Ok(_)) => refused = Some(StatusCode::PAYLOAD_TOO_LARGE),
-            Ok(Err(_trailers)) => continue,
-            Err(_) => refused = Some(StatusCode::BAD_REQUEST),
+        let Ok(frame) = frame else {
+            refused = Some(StatusCode::BAD_REQUEST);
+            break;
+        };
+        let Ok(data) = frame.into_data() else {
+            continue; // trailers
+        };
+        seen += data.len();
+        match seen <= MAX_BODY {
+            true => body.extend_from_slice(&data),
+            false => refused = Some(StatusCode::PAYLOAD_TOO_LARGE),
         }
-        if refused.is_some() {
+        if seen > DRAIN {
             break;
         }
     }
@@ -276,15 +294,15 @@ async fn serve(req: Request<Incoming>, home: Home) -> Result<Response<Reply>, In
         (None, Ok(0)) => StatusCode::NO_CONTENT,
         (None, Ok(len)) => {
             drop(buffers);
-            let mut response = Response::new(Reply(Some(Lent {
+            let lent = Lent {
                 buf: reply,
                 at: 0,
                 len,
                 home,
-            })));
-            response
-                .headers_mut()
-                .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            };
+            let mut response = Response::new(Reply(Some(lent)));
+            let json = HeaderValue::from_static("application/json");
+            response.headers_mut().insert(CONTENT_TYPE, json);
             return Ok(response);
         }
     };
