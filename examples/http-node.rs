@@ -26,10 +26,13 @@ use std::task::{Context, Poll};
 
 use http_body_util::BodyExt;
 use hyper::body::{Body, Buf, Frame, Incoming, SizeHint};
-use hyper::header::{HeaderValue, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
+use hyper::header::{HeaderMap, HeaderValue, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use jsonrpc_slice::{method_table, Params, RawJson, ResultWriter, RpcError, Server};
+use jsonrpc_slice::{
+    method_table, OutputTooSmall, Params, RawJson, ResultWriter, RpcError, Server,
+};
+use tokio::net::TcpStream;
 
 /// The largest request body, in bytes.
 const MAX_BODY: usize = 1024 * 1024;
@@ -140,6 +143,11 @@ static SERVER: Server<Node> = Server::new(method_table! {
     "eth_getBalance" => get_balance,
 });
 
+/// The codec's part of a request: the reply to a message (empty when none is due).
+pub fn answer<'o>(message: &[u8], reply: &'o mut [u8]) -> Result<&'o [u8], OutputTooSmall> {
+    SERVER.handle(&mut Node { block: &BLOCK }, message, reply)
+}
+
 /// A connection's buffers: the body read, the reply written.
 #[derive(Default)]
 struct Buffers {
@@ -198,12 +206,15 @@ impl Body for Reply {
     }
 }
 
-/// An empty response: a refusal, or a message that gets no reply.
-fn status(code: StatusCode) -> Response<Reply> {
-    let mut response = Response::new(Reply(None));
-    *response.status_mut() = code;
-    let headers = response.headers_mut();
-    match code {
+/// The response: `reply` (none: an empty body) with `code` and the headers it needs,
+/// in `headers`, the request's map cleared. hyper keeps the map a response is sent
+/// with for the next request it reads: no request allocates one.
+fn respond(mut headers: HeaderMap, code: StatusCode, reply: Option<Lent>) -> Response<Reply> {
+    headers.clear();
+    let _ = match code {
+        StatusCode::OK => {
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+        }
         StatusCode::METHOD_NOT_ALLOWED => headers.insert(ALLOW, HeaderValue::from_static("POST")),
         // What is left of the body is not read: the connection ends with this reply.
         StatusCode::PAYLOAD_TOO_LARGE | StatusCode::BAD_REQUEST => {
@@ -211,17 +222,16 @@ fn status(code: StatusCode) -> Response<Reply> {
         }
         _ => None,
     };
+    let mut response = Response::new(Reply(reply));
+    *response.status_mut() = code;
+    *response.headers_mut() = headers;
     response
 }
 
 /// `application/json`, `application/json-rpc` or `application/jsonrequest`, with or
 /// without parameters.
-fn json_content_type(req: &Request<Incoming>) -> bool {
-    let Some(value) = req
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-    else {
+fn json_content_type(headers: &HeaderMap) -> bool {
+    let Some(value) = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
         return false;
     };
     let mime = value.split(';').next().unwrap_or("").trim();
@@ -236,23 +246,21 @@ fn json_content_type(req: &Request<Incoming>) -> bool {
 
 /// One HTTP request: the rules above, then the message through the codec.
 async fn serve(req: Request<Incoming>, home: Home) -> Result<Response<Reply>, Infallible> {
+    let (head, mut incoming) = req.into_parts();
     // A refused request's body is read all the same (a too large one up to 4 MiB, then
     // dropped): the connection then stays open for the next request, and a client that
     // sends its whole body before it reads the reply gets the reply.
     let mut refused = match () {
-        _ if req.method() != Method::POST => Some(StatusCode::METHOD_NOT_ALLOWED),
-        _ if !json_content_type(&req) => Some(StatusCode::UNSUPPORTED_MEDIA_TYPE),
+        _ if head.method != Method::POST => Some(StatusCode::METHOD_NOT_ALLOWED),
+        _ if !json_content_type(&head.headers) => Some(StatusCode::UNSUPPORTED_MEDIA_TYPE),
         _ => None,
     };
-    let declared = req
-        .headers()
+    let declared = head
+        .headers
         .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok());
-    if declared
-        .and_then(|v| v.parse::<u64>().ok())
-        .is_some_and(|n| n > DRAIN as u64)
-    {
-        return Ok(status(StatusCode::PAYLOAD_TOO_LARGE));
+        .and_then(|v| v.to_str().ok()?.parse().ok());
+    if declared.is_some_and(|n: u64| n > DRAIN as u64) {
+        return Ok(respond(head.headers, StatusCode::PAYLOAD_TOO_LARGE, None));
     }
     // The buffers, taken from the connection (made afresh if a reply was never given back).
     let Buffers {
@@ -262,7 +270,6 @@ async fn serve(req: Request<Incoming>, home: Home) -> Result<Response<Reply>, In
     body.clear();
     body.reserve(MAX_BODY);
     reply.resize(MAX_REPLY, 0);
-    let mut incoming = req.into_body();
     let mut seen = 0;
     while let Some(frame) = incoming.frame().await {
         let Ok(frame) = frame else {
@@ -281,9 +288,8 @@ async fn serve(req: Request<Incoming>, home: Home) -> Result<Response<Reply>, In
             break;
         }
     }
-    let mut node = Node { block: &BLOCK };
     let len = match refused {
-        None => SERVER.handle(&mut node, &body, &mut reply).map(<[u8]>::len),
+        None => answer(&body, &mut reply).map(<[u8]>::len),
         Some(_) => Ok(0),
     };
     let mut buffers = home.lock().unwrap();
@@ -300,14 +306,11 @@ async fn serve(req: Request<Incoming>, home: Home) -> Result<Response<Reply>, In
                 len,
                 home,
             };
-            let mut response = Response::new(Reply(Some(lent)));
-            let json = HeaderValue::from_static("application/json");
-            response.headers_mut().insert(CONTENT_TYPE, json);
-            return Ok(response);
+            return Ok(respond(head.headers, StatusCode::OK, Some(lent)));
         }
     };
     buffers.reply = reply;
-    Ok(status(code))
+    Ok(respond(head.headers, code, None))
 }
 
 #[tokio::main]
@@ -330,21 +333,23 @@ async fn main() -> ExitCode {
         listener.local_addr().unwrap_or(addr)
     );
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
-        };
-        let _ = stream.set_nodelay(true);
-        tokio::spawn(async move {
-            let home: Home = Arc::new(Mutex::new(Buffers {
-                body: Vec::with_capacity(MAX_BODY),
-                reply: vec![0; MAX_REPLY],
-            }));
-            let service = hyper::service::service_fn(move |req| serve(req, home.clone()));
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
+        if let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(connection(stream));
+        }
     }
+}
+
+/// Serves one connection (HTTP/1.1, keep-alive) until the client closes it.
+pub async fn connection(stream: TcpStream) {
+    let _ = stream.set_nodelay(true);
+    let home: Home = Arc::new(Mutex::new(Buffers {
+        body: Vec::with_capacity(MAX_BODY),
+        reply: vec![0; MAX_REPLY],
+    }));
+    let service = hyper::service::service_fn(move |req| serve(req, home.clone()));
+    let _ = hyper::server::conn::http1::Builder::new()
+        .serve_connection(TokioIo::new(stream), service)
+        .await;
 }
 
 fn usage(message: &str) -> ExitCode {
