@@ -80,17 +80,19 @@ fn gas_price<'p>(_: &mut Node, _: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc
 /// `[address, blockTag]`: 1 ether for `0x…aa`, nothing for any other address.
 fn get_balance<'p>(_: &mut Node, p: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
     let address = p.nth(0).unwrap_or(RawJson::NULL);
-    let Some(hex) = address.as_str().and_then(|s| s.as_plain_str()) else {
-        return Err(invalid_address(address, out)?);
-    };
-    let digits = hex.strip_prefix("0x").unwrap_or("-");
+    let mut buf = [0u8; 42];
+    let hex = address.as_str().and_then(|s| s.unescape_into(&mut buf));
+    let digits = hex.and_then(|h| h.strip_prefix("0x")).unwrap_or("-");
     if digits.len() != 40 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(invalid_address(address, out)?);
+        // The address as sent (a long one by its length only).
+        let e = match address.as_bytes().len() {
+            0..=100 => out.error(-32602, format_args!("invalid address: {address}"))?,
+            n => out.error(-32602, format_args!("invalid address: a {n}-byte value"))?,
+        };
+        return Err(e);
     }
-    let tag = p
-        .nth(1)
-        .and_then(|t| t.as_str())
-        .and_then(|t| t.as_plain_str());
+    let mut buf = [0u8; 20];
+    let tag = p.nth(1).and_then(|t| t.as_str()?.unescape_into(&mut buf));
     if !tag.is_some_and(block_tag) || p.nth(2).is_some() {
         return Err(RpcError::new(
             -32602,
@@ -101,36 +103,16 @@ fn get_balance<'p>(_: &mut Node, p: Params<'p>, out: &mut ResultWriter<'_>) -> R
     Ok(out.str(if aa { "0xde0b6b3a7640000" } else { "0x0" })?)
 }
 
-/// `-32602` naming the address as sent (a long one by its length only).
-fn invalid_address(
-    address: RawJson<'_>,
-    out: &mut ResultWriter<'_>,
-) -> Result<RpcError<'static>, RpcError<'static>> {
-    let sent = address.as_bytes();
-    Ok(match sent.len() <= 100 {
-        true => out.error(-32602, format_args!("invalid address: {address}"))?,
-        false => out.error(
-            -32602,
-            format_args!("invalid address: a {}-byte value", sent.len()),
-        )?,
-    })
-}
-
-/// A named block, or a quantity: `0x` and hex digits without leading zeros.
+/// A named block, or a quantity: `0x` and 1 to 16 hex digits, no leading zero.
 fn block_tag(tag: &str) -> bool {
-    match tag {
-        "latest" | "earliest" | "pending" | "safe" | "finalized" => true,
-        _ => match tag.strip_prefix("0x") {
-            Some("0") => true,
-            Some(d) => {
-                !d.is_empty()
-                    && !d.starts_with('0')
-                    && d.len() <= 16
-                    && d.bytes().all(|b| b.is_ascii_hexdigit())
-            }
-            None => false,
-        },
-    }
+    let quantity = |d: &str| {
+        d == "0"
+            || (matches!(d.len(), 1..=16)
+                && !d.starts_with('0')
+                && d.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    let named = ["latest", "earliest", "pending", "safe", "finalized"];
+    named.contains(&tag) || tag.strip_prefix("0x").is_some_and(quantity)
 }
 
 static SERVER: Server<Node> = Server::new(method_table! {

@@ -271,10 +271,16 @@ def plain(host, port):
             assert bad in e["message"], e
         for tag in ("safe", "finalized", "0x0", "0x1f"):
             equal(h.rpc(req("eth_getBalance", [RICH, tag]))["result"], "0xde0b6b3a7640000")
-        for tag in ("Latest", "0x", "0x01", "12", 12, None):
+        for tag in ("Latest", "0x", "0x01", "12", 12, None, "0x" + "f" * 17):
             equal(h.rpc(req("eth_getBalance", [RICH, tag]))["error"]["code"], -32602)
+        equal(h.rpc(req("eth_getBalance", [RICH]))["error"]["code"], -32602)
+        equal(h.rpc(req("eth_getBalance", [RICH, "latest", 1]))["error"]["code"], -32602)
+        # Escaped strings are the same strings: \u0030x... is 0x...
+        escaped = b'{"jsonrpc":"2.0","method":"eth_getBalance","params":["\\u0030x' + RICH[2:].encode() \
+            + b'","l\\u0061test"],"id":1}'
+        equal(h.rpc(escaped)["result"], "0xde0b6b3a7640000")
 
-    check("http: eth_getBalance addresses (any case) and block tags", addresses)
+    check("http: eth_getBalance addresses (any case, escapes decoded) and block tags", addresses)
 
 
 if __name__ == "__main__":
