@@ -21,7 +21,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
 
 use http_body_util::BodyExt;
@@ -139,6 +139,11 @@ struct Buffers {
 
 type Home = Arc<Mutex<Buffers>>;
 
+/// The connection's buffers (nothing panics while they are held: no poisoning to fear).
+fn lock(home: &Home) -> MutexGuard<'_, Buffers> {
+    home.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// A reply buffer lent to hyper: given back to its connection when hyper drops it.
 struct Lent {
     buf: Vec<u8>,
@@ -161,9 +166,7 @@ impl Buf for Lent {
 
 impl Drop for Lent {
     fn drop(&mut self) {
-        if let Ok(mut home) = self.home.lock() {
-            home.reply = std::mem::take(&mut self.buf);
-        }
+        lock(&self.home).reply = std::mem::take(&mut self.buf);
     }
 }
 
@@ -248,7 +251,7 @@ async fn serve(req: Request<Incoming>, home: Home) -> Result<Response<Reply>, In
     let Buffers {
         mut body,
         mut reply,
-    } = std::mem::take(&mut *home.lock().unwrap());
+    } = std::mem::take(&mut *lock(&home));
     body.clear();
     body.reserve(MAX_BODY);
     reply.resize(MAX_REPLY, 0);
@@ -274,7 +277,7 @@ async fn serve(req: Request<Incoming>, home: Home) -> Result<Response<Reply>, In
         None => answer(&body, &mut reply).map(<[u8]>::len),
         Some(_) => Ok(0),
     };
-    let mut buffers = home.lock().unwrap();
+    let mut buffers = lock(&home);
     buffers.body = body;
     let code = match (refused, len) {
         (Some(code), _) => code,
@@ -315,8 +318,10 @@ async fn main() -> ExitCode {
         listener.local_addr().unwrap_or(addr)
     );
     loop {
-        if let Ok((stream, _)) = listener.accept().await {
-            tokio::spawn(connection(stream));
+        match listener.accept().await {
+            Ok((stream, _)) => drop(tokio::spawn(connection(stream))),
+            // Out of file descriptors, most likely: wait for some to close.
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
         }
     }
 }
