@@ -3,68 +3,19 @@
 //! types, typed handlers run through `Server::handle`, and refusals become `-32602`s
 //! and messages. (Owned `String`s allocate by nature; the decoder itself never does.)
 //!
-//! The allocator counts only on a thread that has armed it, as in `tests/no_alloc.rs`.
+//! The allocator is `tests/common/counting.rs`'s: it counts only on a thread that has
+//! armed it.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+#[path = "common/counting.rs"]
+mod counting;
+
 use std::fmt::Write as _;
 use std::hint::black_box;
 
+use counting::counting;
 use jsonrpc_slice::serde::Reason;
 use jsonrpc_slice::{method_table, typed_handler, RawJson, RpcError, Server};
 use serde::{Deserialize, Serialize};
-
-struct Counting;
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-    static EVENTS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note() {
-    if ARMED.try_with(Cell::get).unwrap_or(false) {
-        let _ = EVENTS.try_with(|n| n.set(n.get() + 1));
-    }
-}
-
-// SAFETY: every call is forwarded unchanged to `System`, which upholds the
-// `GlobalAlloc` contract; counting touches only const-initialised thread-locals.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-fn counting<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    EVENTS.with(|n| n.set(0));
-    ARMED.with(|a| a.set(true));
-    let r = f();
-    ARMED.with(|a| a.set(false));
-    (r, EVENTS.with(Cell::get))
-}
 
 #[derive(Deserialize, Debug, PartialEq)]
 enum Kind {
@@ -134,6 +85,7 @@ const PARAMS: &str = r#"{"uri":"file:///C:\\src\\main.rs","lang":"rust","version
 
 #[test]
 fn typed_decoding_never_allocates() {
+    counting::the_counter_works();
     let raw = RawJson::new(PARAMS.as_bytes()).unwrap();
     let requests: Vec<String> = ["open", "summary"]
         .iter()
