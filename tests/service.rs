@@ -481,3 +481,136 @@ fn async_handlers_through_the_async_loops_allocate_nothing() {
         assert_eq!(&buf[..256 - left], WANT.as_bytes(), "0.{version}");
     }
 }
+
+/// The sync handlers, awaited (each after one suspension).
+async fn countdown_awaited<'p>(
+    c: &mut Ctx,
+    p: Params<'p>,
+    o: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    YieldOnce(false).await;
+    countdown(c, p, o)
+}
+async fn opened_awaited<'p>(
+    c: &mut Ctx,
+    p: Params<'p>,
+    o: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    YieldOnce(false).await;
+    opened(c, p, o)
+}
+async fn exit_awaited<'p>(
+    c: &mut Ctx,
+    p: Params<'p>,
+    o: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    YieldOnce(false).await;
+    exit(c, p, o)
+}
+
+jsonrpc_slice::async_method_table! {
+    /// `SERVER`'s table, awaited.
+    Awaited<Ctx> {
+        "countdown" => countdown_awaited,
+        "opened" => opened_awaited,
+        "exit" => exit_awaited,
+    }
+}
+
+static AWAITED: jsonrpc_slice::AsyncServer<Ctx, Awaited> = jsonrpc_slice::AsyncServer::new(Awaited);
+
+/// Feeds `input` in chunks of `sizes` (in a cycle) through the sync service: what it
+/// writes, and what its context saw.
+fn sync_session(input: &[u8], sizes: &[usize]) -> (Vec<u8>, usize, bool) {
+    let (mut framer, mut chunk, mut out) = (LineAccumulator::<128>::new(), [0u8; 64], [0u8; 192]);
+    let mut service = Service::new(&SERVER, &mut framer, &mut chunk, &mut out)
+        .with_outbox(|c: &mut Ctx| &mut c.outbox)
+        .with_responses(responses)
+        .until(|c: &Ctx| c.exit);
+    let (mut ctx, mut wire, mut rest, mut turn) = (Ctx::new(), Vec::new(), input, 0);
+    loop {
+        while let Some(m) = service.next(&mut ctx) {
+            m.pieces().iter().for_each(|p| wire.extend_from_slice(p));
+        }
+        if service.is_done() {
+            return (wire, ctx.answered.len(), ctx.exit);
+        }
+        let buf = service.input_buffer();
+        let n = rest.len().min(buf.len()).min(sizes[turn % sizes.len()]);
+        turn += 1;
+        buf[..n].copy_from_slice(&rest[..n]);
+        rest = &rest[n..];
+        match n {
+            0 => service.end_of_input(),
+            n => service.received(n),
+        }
+    }
+}
+
+/// [`sync_session`] through the async service and the awaited handlers.
+fn async_session(input: &[u8], sizes: &[usize]) -> (Vec<u8>, usize, bool) {
+    let (mut framer, mut chunk, mut out) = (LineAccumulator::<128>::new(), [0u8; 64], [0u8; 192]);
+    let mut service =
+        jsonrpc_slice::service::AsyncService::new(&AWAITED, &mut framer, &mut chunk, &mut out)
+            .with_outbox(|c: &mut Ctx| &mut c.outbox)
+            .with_responses(responses)
+            .until(|c: &Ctx| c.exit);
+    let (mut ctx, mut wire, mut rest, mut turn) = (Ctx::new(), Vec::new(), input, 0);
+    loop {
+        while let Some(m) = block_on(service.next(&mut ctx)) {
+            m.pieces().iter().for_each(|p| wire.extend_from_slice(p));
+        }
+        if service.is_done() {
+            return (wire, ctx.answered.len(), ctx.exit);
+        }
+        let buf = service.input_buffer();
+        let n = rest.len().min(buf.len()).min(sizes[turn % sizes.len()]);
+        turn += 1;
+        buf[..n].copy_from_slice(&rest[..n]);
+        rest = &rest[n..];
+        match n {
+            0 => service.end_of_input(),
+            n => service.received(n),
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 400, ..Default::default() })]
+
+    /// The async service is the sync one, awaited: the same bytes out (messages from
+    /// the outbox, replies, error replies for junk and oversized lines, the last line
+    /// without its newline) and the same context, for any session in any chunks.
+    #[test]
+    fn the_async_service_is_the_sync_one_awaited(
+        messages in proptest::collection::vec(0usize..9, 0..12),
+        sizes in proptest::collection::vec(1usize..70, 1..5),
+        last_newline in proptest::bool::ANY,
+    ) {
+        let lines: Vec<String> = messages
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| match m {
+                0 => format!(r#"{{"jsonrpc":"2.0","method":"countdown","params":[{}],"id":{i}}}"#, i % 4),
+                1 => r#"{"jsonrpc":"2.0","method":"countdown","params":[2]}"#.to_owned(),
+                2 => r#"{"jsonrpc":"2.0","method":"opened"}"#.to_owned(),
+                3 => r#"{"jsonrpc":"2.0","result":{"a":1},"id":100}"#.to_owned(),
+                4 => r#"{"jsonrpc":"2.0","method":"exit"}"#.to_owned(),
+                5 => "{not json".to_owned(),
+                6 => "x".repeat(200),
+                7 => format!(r#"[{{"jsonrpc":"2.0","method":"countdown","params":[1],"id":"b{i}"}},1]"#),
+                _ => format!(r#"{{"jsonrpc":"2.0","method":"nope","id":{i}}}"#),
+            })
+            .collect();
+        let mut input = lines.join("\n");
+        if last_newline && !input.is_empty() {
+            input.push('\n');
+        }
+        let sync = sync_session(input.as_bytes(), &sizes);
+        let awaited = async_session(input.as_bytes(), &sizes);
+        proptest::prop_assert_eq!(
+            (String::from_utf8_lossy(&sync.0), sync.1, sync.2),
+            (String::from_utf8_lossy(&awaited.0), awaited.1, awaited.2)
+        );
+    }
+}
