@@ -636,10 +636,7 @@ impl<C> Server<C> {
     // Out of line in the fast build, so that its state is off the stack while a single
     // message is parsed; inlined in the compact one, where that measured smaller in
     // flash and in stack (the firmware's peak went from 700 to 672 bytes).
-    #[cfg_attr(
-        all(target_pointer_width = "64", not(jsonrpc_slice_compact)),
-        inline(never)
-    )]
+    #[cfg_attr(jsonrpc_slice_fast, inline(never))]
     fn batch(
         &self,
         ctx: &mut C,

@@ -349,10 +349,7 @@ fn batch_of<'a>(
 /// ```
 // Inlined into its caller in the compact build (the condition of `FAST_PATHS`):
 // flash, on a Cortex-M.
-#[cfg_attr(
-    not(all(target_pointer_width = "64", not(jsonrpc_slice_compact))),
-    inline(always)
-)]
+#[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
 pub fn parse<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Envelope<'a>, ScanError> {
     if !FAST_PATHS {
         // The compact build: validate, then read the one call or the batch.

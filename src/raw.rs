@@ -238,10 +238,7 @@ impl<'a> Cursor<'a> {
 
     /// Takes the value at the cursor, then steps past the separator after it.
     // Out of line in the compact build (the condition of `scan::FAST_PATHS`): flash.
-    #[cfg_attr(
-        not(all(target_pointer_width = "64", not(jsonrpc_slice_compact))),
-        inline(never)
-    )]
+    #[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
     pub(crate) fn take_value(&mut self) -> Option<RawJson<'a>> {
         self.take(b',')
     }

@@ -142,8 +142,7 @@ pub fn value_end(input: &[u8], start: usize, max_depth: u16) -> Result<usize, Sc
 /// same verdicts: the unit tests of this module and of `envelope` run the two
 /// validators side by side on every host, and `RUSTFLAGS="--cfg jsonrpc_slice_compact"
 /// cargo test` runs the whole suite on the compact build (CI does).
-pub(crate) const FAST_PATHS: bool =
-    cfg!(all(target_pointer_width = "64", not(jsonrpc_slice_compact)));
+pub(crate) const FAST_PATHS: bool = cfg!(jsonrpc_slice_fast);
 
 /// Bytes that end a run of plain string content: `"`, `\`, control characters, and
 /// every non-ASCII byte (which starts a UTF-8 sequence to check).

@@ -203,10 +203,7 @@ impl<'o> ResultWriter<'o> {
     /// A writer over all of `buf`.
     // Out of line in the compact build (the condition of `scan::FAST_PATHS`): one
     // copy for the server and the framers' error replies.
-    #[cfg_attr(
-        not(all(target_pointer_width = "64", not(jsonrpc_slice_compact))),
-        inline(never)
-    )]
+    #[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
     pub fn new(buf: &'o mut [u8]) -> Self {
         let end = buf.len();
         Self {
@@ -378,11 +375,8 @@ impl<'o> ResultWriter<'o> {
     /// Drops everything written after `mark` and clears the full flag. The bytes
     /// dropped are taken off the allowance, and `end` comes down to it if needed.
     // Out of line in the compact build (the condition of `scan::FAST_PATHS`): flash.
-    #[cfg_attr(
-        not(all(target_pointer_width = "64", not(jsonrpc_slice_compact))),
-        inline(never)
-    )]
-    #[cfg_attr(all(target_pointer_width = "64", not(jsonrpc_slice_compact)), inline)]
+    #[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
+    #[cfg_attr(jsonrpc_slice_fast, inline)]
     pub(crate) fn rollback(&mut self, mark: usize) {
         let keep = mark.min(self.len);
         self.allowance = self.allowance.saturating_sub(self.len - keep);
@@ -860,10 +854,7 @@ impl<'o> ResultWriter<'o> {
 
     /// Appends to the open string, escaping as JSON needs.
     // Out of line in the compact build (the condition of `scan::FAST_PATHS`): flash.
-    #[cfg_attr(
-        not(all(target_pointer_width = "64", not(jsonrpc_slice_compact))),
-        inline(never)
-    )]
+    #[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
     pub fn string_push(&mut self, s: &str) -> Result<(), WriteError> {
         if !self.value.in_string {
             self.value.misuse = true;
