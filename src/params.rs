@@ -87,21 +87,30 @@ impl<'a> Params<'a> {
 
     /// The named param `name` (escapes in keys decoded), if the params are an object
     /// that has it.
+    ///
+    /// Each call walks the object from its start: reading `N` params with `get` costs
+    /// `N` walks. A handler that reads many reads them in one pass with
+    /// [`named`](Self::named).
     pub fn get(&self, name: &str) -> Option<RawJson<'a>> {
         self.raw?.get(name)
     }
 
     /// The positional param at `index`, if the params are an array that long.
+    ///
+    /// Each call walks the array from its start, as [`get`](Self::get) does; one pass
+    /// over them all is [`positional`](Self::positional).
     pub fn nth(&self, index: usize) -> Option<RawJson<'a>> {
         self.raw?.nth(index)
     }
 
-    /// The positional params in order (empty unless the params are an array).
+    /// The positional params in order (empty unless the params are an array), in one
+    /// pass.
     pub fn positional(&self) -> Elements<'a> {
         self.raw.unwrap_or(RawJson::NULL).elements()
     }
 
-    /// The named params in order (empty unless the params are an object).
+    /// The named params in order (empty unless the params are an object), in one pass:
+    /// the way to read many.
     pub fn named(&self) -> Members<'a> {
         self.raw.unwrap_or(RawJson::NULL).members()
     }
