@@ -70,17 +70,11 @@ pub type ResponseHook<C> = fn(&mut C, Response<'_>);
 pub struct Service<'b, C: 'static, F: Framer + ?Sized> {
     server: &'b Server<C>,
     framer: &'b mut F,
-    chunk: &'b mut [u8],
+    input: Input<'b>,
     output: &'b mut [u8],
     outbox: Option<OutboxOf<C>>,
     responses: Option<ResponseHook<C>>,
     stop: Option<fn(&C) -> bool>,
-    /// The input read and not yet fed: `chunk[start..end]`.
-    start: usize,
-    end: usize,
-    /// The input has ended; `finished`: the framer was told, and what it held answered.
-    ended: bool,
-    finished: bool,
     /// The stop condition held.
     stopped: bool,
     /// Bytes of the outbox's queue sent so far.
@@ -89,11 +83,43 @@ pub struct Service<'b, C: 'static, F: Framer + ?Sized> {
     reply: usize,
 }
 
+/// What was read and not yet fed, and the end of the input.
+struct Input<'b> {
+    /// The input read and not yet fed: `chunk[start..end]`.
+    chunk: &'b mut [u8],
+    start: usize,
+    end: usize,
+    /// The input has ended; `finished`: the framer was told, and what it held answered.
+    ended: bool,
+    finished: bool,
+}
+
+impl Input<'_> {
+    /// Feeds `framer` up to its next event (answering into `output` what is not a
+    /// frame); once the input has ended and all of it was fed, tells the framer, once.
+    /// `None`: nothing more until the next read (or ever, after the end).
+    fn next_event<'f, F: Framer + ?Sized>(
+        &mut self,
+        framer: &'f mut F,
+        output: &mut [u8],
+    ) -> Option<Event<'f>> {
+        let mut unfed = self.chunk.get(self.start..self.end).unwrap_or(&[]);
+        let before = unfed.len();
+        if before == 0 && self.ended && !self.finished {
+            self.finished = true;
+            return end_event(framer, output);
+        }
+        let event = next_event(framer, &mut unfed, output);
+        self.start += before - unfed.len();
+        event
+    }
+}
+
 impl<C, F: Framer + ?Sized> fmt::Debug for Service<'_, C, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Service")
-            .field("unfed", &(self.end - self.start))
-            .field("ended", &self.ended)
+            .field("unfed", &(self.input.end - self.input.start))
+            .field("ended", &self.input.ended)
             .field("stopped", &self.stopped)
             .finish()
     }
@@ -119,15 +145,17 @@ impl<'b, C, F: Framer + ?Sized> Service<'b, C, F> {
         Self {
             server,
             framer,
-            chunk,
+            input: Input {
+                chunk,
+                start: 0,
+                end: 0,
+                ended: false,
+                finished: false,
+            },
             output,
             outbox: None,
             responses: None,
             stop: None,
-            start: 0,
-            end: 0,
-            ended: false,
-            finished: false,
             stopped: false,
             sent: 0,
             reply: 0,
@@ -159,29 +187,29 @@ impl<'b, C, F: Framer + ?Sized> Service<'b, C, F> {
     /// Where the next read goes: the whole chunk buffer once everything read before
     /// was taken (that is, once [`next`](Self::next) gave `None`), else nothing.
     pub fn input_buffer(&mut self) -> &mut [u8] {
-        if self.start < self.end {
+        if self.input.start < self.input.end {
             return &mut [];
         }
-        self.chunk
+        self.input.chunk
     }
 
     /// `n` bytes were read into [`input_buffer`](Self::input_buffer).
     pub fn received(&mut self, n: usize) {
-        self.start = 0;
-        self.end = n.min(self.chunk.len());
+        self.input.start = 0;
+        self.input.end = n.min(self.input.chunk.len());
     }
 
     /// The input has ended (a read of 0 bytes): what the framer still holds is
     /// answered next (a last line without its newline is served; a message cut short
     /// is answered `-32700`).
     pub fn end_of_input(&mut self) {
-        self.ended = true;
+        self.input.ended = true;
     }
 
     /// `true` once the input ended or the stop condition held, and everything was
     /// sent: the loop is over.
     pub fn is_done(&self) -> bool {
-        self.stopped || (self.ended && self.finished)
+        self.stopped || (self.input.ended && self.input.finished)
     }
 
     /// The next thing to send: a message from the outbox, or a reply; `None` when
@@ -214,19 +242,7 @@ impl<'b, C, F: Framer + ?Sized> Service<'b, C, F> {
                 return None;
             }
             let (server, responses) = (self.server, self.responses);
-            let mut input = self.chunk.get(self.start..self.end).unwrap_or(&[]);
-            let unfed = input.len();
-            let event = if unfed == 0 && self.ended && !self.finished {
-                self.finished = true;
-                match end_event(self.framer, self.output) {
-                    Some(event) => event,
-                    None => continue,
-                }
-            } else {
-                let event = next_event(self.framer, &mut input, self.output);
-                self.start += unfed - input.len();
-                event?
-            };
+            let event = self.input.next_event(self.framer, self.output)?;
             let reply = match event {
                 Event::Frame(frame) if routed(ctx, responses, frame, server.limits()) => 0,
                 Event::Frame(frame) => server
@@ -358,19 +374,7 @@ impl<'b, C, T: AsyncMethods<C>, F: Framer + ?Sized> AsyncService<'b, C, T, F> {
             if s.stopped {
                 return None;
             }
-            let mut input = s.chunk.get(s.start..s.end).unwrap_or(&[]);
-            let unfed = input.len();
-            let event = if unfed == 0 && s.ended && !s.finished {
-                s.finished = true;
-                match end_event(s.framer, s.output) {
-                    Some(event) => event,
-                    None => continue,
-                }
-            } else {
-                let event = next_event(s.framer, &mut input, s.output);
-                s.start += unfed - input.len();
-                event?
-            };
+            let event = s.input.next_event(s.framer, s.output)?;
             let reply = match event {
                 Event::Frame(frame) if routed(ctx, s.responses, frame, self.server.limits()) => 0,
                 Event::Frame(frame) => {

@@ -14,7 +14,7 @@ use jsonrpc_slice::envelope::Response;
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::outbox::Outbox;
-use jsonrpc_slice::service::Service;
+use jsonrpc_slice::service::{AsyncServing, Service};
 use jsonrpc_slice::{method_table, std_io, Params, ResultWriter, RpcError, Server};
 
 struct Ctx {
@@ -519,17 +519,17 @@ jsonrpc_slice::async_method_table! {
 
 static AWAITED: jsonrpc_slice::AsyncServer<Ctx, Awaited> = jsonrpc_slice::AsyncServer::new(Awaited);
 
-/// Feeds `input` in chunks of `sizes` (in a cycle) through the sync service: what it
-/// writes, and what its context saw.
-fn sync_session(input: &[u8], sizes: &[usize]) -> (Vec<u8>, usize, bool) {
-    let (mut framer, mut chunk, mut out) = (LineAccumulator::<128>::new(), [0u8; 64], [0u8; 192]);
-    let mut service = Service::new(&SERVER, &mut framer, &mut chunk, &mut out)
-        .with_outbox(|c: &mut Ctx| &mut c.outbox)
-        .with_responses(responses)
-        .until(|c: &Ctx| c.exit);
+/// Feeds `input` in chunks of `sizes` (in a cycle) through `service` (the sync
+/// [`Service`] or the [`AsyncService`](jsonrpc_slice::service::AsyncService), both
+/// driven through `AsyncServing`): what it writes, and what its context saw.
+fn session(
+    service: &mut impl AsyncServing<Ctx>,
+    input: &[u8],
+    sizes: &[usize],
+) -> (Vec<u8>, usize, bool) {
     let (mut ctx, mut wire, mut rest, mut turn) = (Ctx::new(), Vec::new(), input, 0);
     loop {
-        while let Some(m) = service.next(&mut ctx) {
+        while let Some(m) = block_on(service.next_send(&mut ctx)) {
             m.pieces().iter().for_each(|p| wire.extend_from_slice(p));
         }
         if service.is_done() {
@@ -547,7 +547,17 @@ fn sync_session(input: &[u8], sizes: &[usize]) -> (Vec<u8>, usize, bool) {
     }
 }
 
-/// [`sync_session`] through the async service and the awaited handlers.
+/// [`session`] through the sync service.
+fn sync_session(input: &[u8], sizes: &[usize]) -> (Vec<u8>, usize, bool) {
+    let (mut framer, mut chunk, mut out) = (LineAccumulator::<128>::new(), [0u8; 64], [0u8; 192]);
+    let mut service = Service::new(&SERVER, &mut framer, &mut chunk, &mut out)
+        .with_outbox(|c: &mut Ctx| &mut c.outbox)
+        .with_responses(responses)
+        .until(|c: &Ctx| c.exit);
+    session(&mut service, input, sizes)
+}
+
+/// [`session`] through the async service and the awaited handlers.
 fn async_session(input: &[u8], sizes: &[usize]) -> (Vec<u8>, usize, bool) {
     let (mut framer, mut chunk, mut out) = (LineAccumulator::<128>::new(), [0u8; 64], [0u8; 192]);
     let mut service =
@@ -555,24 +565,7 @@ fn async_session(input: &[u8], sizes: &[usize]) -> (Vec<u8>, usize, bool) {
             .with_outbox(|c: &mut Ctx| &mut c.outbox)
             .with_responses(responses)
             .until(|c: &Ctx| c.exit);
-    let (mut ctx, mut wire, mut rest, mut turn) = (Ctx::new(), Vec::new(), input, 0);
-    loop {
-        while let Some(m) = block_on(service.next(&mut ctx)) {
-            m.pieces().iter().for_each(|p| wire.extend_from_slice(p));
-        }
-        if service.is_done() {
-            return (wire, ctx.answered.len(), ctx.exit);
-        }
-        let buf = service.input_buffer();
-        let n = rest.len().min(buf.len()).min(sizes[turn % sizes.len()]);
-        turn += 1;
-        buf[..n].copy_from_slice(&rest[..n]);
-        rest = &rest[n..];
-        match n {
-            0 => service.end_of_input(),
-            n => service.received(n),
-        }
-    }
+    session(&mut service, input, sizes)
 }
 
 proptest::proptest! {
