@@ -74,7 +74,22 @@ where
     R: Serialize,
     F: FnOnce(&mut C, P) -> Result<R, RpcError<'p>>,
 {
-    let p = decode_on_stack::<P, SCRATCH>(params).map_err(|e| refuse(out, e))?;
+    answer(ctx, decode_on_stack::<P, SCRATCH>(params), out, f)
+}
+
+/// The rest of every typed adapter, once the params were decoded (or refused): the
+/// refusal answered, or `f` run and its value serialized as the result.
+fn answer<'p, C, P, R, F>(
+    ctx: &mut C,
+    decoded: Result<P, DecodeError<'p>>,
+    out: &mut ResultWriter<'_>,
+    f: F,
+) -> Result<(), RpcError<'p>>
+where
+    R: Serialize,
+    F: FnOnce(&mut C, P) -> Result<R, RpcError<'p>>,
+{
+    let p = decoded.map_err(|e| refuse(out, e))?;
     let result = f(ctx, p)?;
     Ok(out.serialize(&result)?)
 }
@@ -119,11 +134,7 @@ where
     R: Serialize,
     F: FnOnce(&mut C, P) -> Result<R, RpcError<'p>>,
 {
-    let p = params
-        .decode_with_scratch::<P>(scratch)
-        .map_err(|e| refuse(out, e))?;
-    let result = f(ctx, p)?;
-    Ok(out.serialize(&result)?)
+    answer(ctx, params.decode_with_scratch::<P>(scratch), out, f)
 }
 
 /// Declares a typed handler: a function over a context, typed params and a typed
