@@ -71,8 +71,7 @@ fn line_framing_inputs_frame_alike_whole_and_chunked() {
     );
     for (name, data) in found {
         // `k = data[0] % 8 + 1` chunk sizes follow, then the stream.
-        let k = (data[0] % 8 + 1) as usize;
-        let (sizes, stream) = data[1..].split_at(k.min(data.len() - 1));
+        let (_, sizes, stream) = chunks::split_input(&data).expect(&name);
         assert_eq!(
             line_events::<256>(stream, &[]),
             line_events::<256>(stream, sizes),
@@ -139,9 +138,8 @@ fn stream_framing_inputs_answer_every_frame_with_a_response_that_keeps_the_id() 
     for (name, data) in found {
         // `data[0]`: bit 7 set picks Content-Length (these are newline streams);
         // `k = data[0] % 8 + 1` chunk sizes follow, then the stream.
-        assert_eq!(data[0] & 0x80, 0, "{name}: a newline stream");
-        let k = (data[0] % 8 + 1) as usize;
-        let stream = &data[1 + k..];
+        let (head, _, stream) = chunks::split_input(&data).expect(&name);
+        assert_eq!(head & 0x80, 0, "{name}: a newline stream");
         let frames: Vec<Vec<u8>> = line_events::<256>(stream, &[])
             .into_iter()
             .flatten()

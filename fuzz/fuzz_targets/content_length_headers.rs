@@ -58,14 +58,9 @@ fn other(len: usize, seed: u8) -> String {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&head, rest)) = data.split_first() else {
+    let Some((_, sizes, script)) = jsonrpc_slice_fuzz::split_input(data) else {
         return;
     };
-    let k = (head % 8 + 1) as usize;
-    if rest.len() < k {
-        return;
-    }
-    let (sizes, script) = rest.split_at(k);
     let mut stream = String::new();
     let mut want = Vec::new();
     let mut after_malformed = false;

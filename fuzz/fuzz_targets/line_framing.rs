@@ -80,14 +80,9 @@ fn check<const N: usize>(stream: &[u8], sizes: &[u8]) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&k, rest)) = data.split_first() else {
+    let Some((_, sizes, stream)) = oracle::split_input(data) else {
         return;
     };
-    let k = (k % 8) as usize + 1;
-    if rest.len() < k {
-        return;
-    }
-    let (sizes, stream) = rest.split_at(k);
     let sizes: &[u8] = if sizes.iter().all(|&s| s == 0) {
         &[1]
     } else {

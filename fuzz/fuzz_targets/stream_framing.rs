@@ -41,14 +41,9 @@ fn run(framer: &mut dyn Framer, stream: &[u8], sizes: &[u8]) -> (Vec<Vec<u8>>, O
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&head, rest)) = data.split_first() else {
+    let Some((head, sizes, stream)) = jsonrpc_slice_fuzz::split_input(data) else {
         return;
     };
-    let k = (head % 8 + 1) as usize;
-    if rest.len() < k {
-        return;
-    }
-    let (sizes, stream) = rest.split_at(k);
     let content_length = head & 0x80 != 0;
     let fresh = || -> Box<dyn Framer> {
         if content_length {

@@ -17,7 +17,7 @@ use std::fmt;
 mod chunks;
 #[path = "../../tests/common/room.rs"]
 mod room;
-pub use chunks::chunks;
+pub use chunks::{chunks, split_input};
 pub use room::without_room;
 
 /// The crate's default nesting limit (`scan::DEFAULT_MAX_DEPTH`).

@@ -1,6 +1,18 @@
 //! Shared by `tests/fuzz_regressions.rs` and the framing fuzz targets (the fuzz crate, a
 //! workspace of its own, includes this file by path).
 
+/// The framing targets' input, cut in three: `data[0]` (the targets read flags from its
+/// high bits), `k = data[0] % 8 + 1` chunk sizes, and the rest (the stream, or a
+/// script). `None` when the input is shorter than that.
+pub fn split_input(data: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let (&head, rest) = data.split_first()?;
+    let k = usize::from(head % 8) + 1;
+    (rest.len() >= k).then(|| {
+        let (sizes, rest) = rest.split_at(k);
+        (head, sizes, rest)
+    })
+}
+
 /// `stream` cut into consecutive chunks of `sizes[0]`, `sizes[1]`, ... bytes, the sizes
 /// used in a cycle (0: an empty chunk, that is an empty feed); the last chunk may be
 /// shorter. `sizes` empty or all zero: the whole stream as one chunk.
