@@ -369,9 +369,6 @@ pub struct RawStr<'a> {
 }
 
 impl<'a> RawStr<'a> {
-    /// The empty string.
-    pub const EMPTY: RawStr<'static> = RawStr { raw: b"" };
-
     #[inline]
     pub(crate) const fn trusted(raw: &'a [u8]) -> Self {
         Self { raw }
