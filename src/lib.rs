@@ -166,6 +166,8 @@ pub mod scan;
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod serde;
 pub mod service;
+#[allow(dead_code)] // Until the scanner and the writer call it (issue 16, in progress).
+mod simd;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod std_io;
