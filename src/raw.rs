@@ -53,10 +53,7 @@ impl<'a> RawJson<'a> {
     /// Checks that `bytes` is one JSON value (surrounding whitespace is trimmed off) with
     /// at most [`scan::DEFAULT_MAX_DEPTH`] levels of nesting.
     pub fn new(bytes: &'a [u8]) -> Result<Self, ScanError> {
-        let s = scan::Scanner::new(bytes, scan::DEFAULT_MAX_DEPTH);
-        let start = s.skip_ws(0);
-        let end = s.value(start, 0)?;
-        s.end(end)?;
+        let (start, end) = scan::text(bytes, scan::DEFAULT_MAX_DEPTH, &mut scan::Ignore)?;
         Ok(Self::trusted(bytes.get(start..end).unwrap_or(b"null")))
     }
 
@@ -211,16 +208,6 @@ pub(crate) struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    /// A cursor whose next item starts at `i` (`b.len()`: none).
-    pub(crate) fn at(b: &'a [u8], i: usize) -> Self {
-        Cursor { b, i }
-    }
-
-    /// Where the next item starts (`b.len()` once there is none).
-    pub(crate) fn position(&self) -> usize {
-        self.i
-    }
-
     fn open(b: &'a [u8], opener: u8) -> Self {
         let mut c = Cursor { b, i: b.len() };
         if b.first() == Some(&opener) {
@@ -233,7 +220,7 @@ impl<'a> Cursor<'a> {
     }
 
     fn ws(&self, i: usize) -> usize {
-        scan::skip_ws_fast(self.b, i)
+        scan::skip_ws(self.b, i)
     }
 
     /// Takes the value at the cursor, then steps past the separator after it.
@@ -293,9 +280,7 @@ pub(crate) fn skip_trusted(b: &[u8], i: usize) -> usize {
 /// are not linked. On valid JSON it ends where they end; on anything else, at the
 /// end of `b`.
 fn skip_by_validating(b: &[u8], i: usize) -> usize {
-    scan::Scanner::new(b, scan::MAX_DEPTH_LIMIT)
-        .value(i, 0)
-        .unwrap_or(b.len())
+    scan::value(b, i, scan::MAX_DEPTH_LIMIT, &mut scan::Ignore).unwrap_or(b.len())
 }
 
 /// The elements of a JSON array, in order. See [`RawJson::elements`].

@@ -1,0 +1,96 @@
+//! The elements of a batch: counted as the scanner validates the batch, then read one
+//! at a time as any array is walked, with the trusted skipper (an element is never
+//! validated twice).
+
+use super::members::Slots;
+use super::Top;
+use crate::error::InvalidRequest;
+use crate::limits::Limits;
+use crate::raw::{skip_trusted, RawJson};
+use crate::scan::{byte_at, skip_ws, Visit, FAST_PATHS};
+
+/// The elements of a validated batch, read one at a time with the trusted skipper: an
+/// object's envelope members, or `None` for an element that is not an object.
+#[derive(Clone)]
+pub(super) struct BatchElements<'a> {
+    /// The batch, `[` to `]`.
+    batch: &'a [u8],
+    /// Offset of the next element, or `batch.len()` when done.
+    pos: usize,
+    /// How many elements the batch has.
+    pub(super) len: usize,
+    pub(super) limits: &'a Limits,
+}
+
+impl core::fmt::Debug for BatchElements<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("BatchElements")
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl<'a> Iterator for BatchElements<'a> {
+    type Item = Option<Slots<'a>>;
+
+    fn next(&mut self) -> Option<Option<Slots<'a>>> {
+        let (batch, start) = (self.batch, self.pos);
+        if start >= batch.len() || byte_at(batch, start) == b']' {
+            return None;
+        }
+        let mut slots = Slots::default();
+        let (object, end) = if byte_at(batch, start) != b'{' {
+            (false, skip_trusted(batch, start))
+        } else if FAST_PATHS {
+            // The envelope keys a word at a time (see `Slots::read`).
+            (true, slots.read(batch, start))
+        } else {
+            // The compact build reads the members as any object's (flash).
+            let end = skip_trusted(batch, start);
+            slots = Slots::of(RawJson::trusted(batch.get(start..end).unwrap_or(&[])));
+            (true, end)
+        };
+        let next = skip_ws(batch, end);
+        self.pos = if byte_at(batch, next) == b',' {
+            skip_ws(batch, next + 1)
+        } else {
+            batch.len()
+        };
+        Some(object.then_some(slots))
+    }
+}
+
+/// Counts the elements of a batch as the scanner reports them.
+#[derive(Default)]
+pub(super) struct Counter {
+    /// The elements counted.
+    pub(super) len: usize,
+}
+
+/// The batch `batch` (validated, an array of `len` elements), or why it is answered as
+/// one invalid request.
+pub(super) fn top<'a>(batch: RawJson<'a>, len: usize, limits: &'a Limits) -> Top<'a> {
+    match len {
+        0 => Top::Other(InvalidRequest::EmptyBatch),
+        len if len > limits.max_batch => Top::Other(InvalidRequest::BatchTooLarge),
+        len => Top::Batch(BatchElements {
+            batch: batch.as_bytes(),
+            pos: skip_ws(batch.as_bytes(), 1),
+            len,
+            limits,
+        }),
+    }
+}
+
+impl Visit for Counter {
+    fn known_key(&mut self, _: usize) -> usize {
+        0
+    }
+
+    fn key(&mut self, _: usize, _: usize, _: usize) {}
+
+    #[inline]
+    fn end(&mut self, _: usize) {
+        self.len += 1;
+    }
+}

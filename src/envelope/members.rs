@@ -1,0 +1,276 @@
+//! The envelope members of one object: which key names which member, and the slots
+//! their values are recorded in, as the scanner reports them (a single message) or as
+//! the trusted skipper finds them (a batch element).
+
+use crate::raw::{skip_trusted, RawJson, RawStr};
+use crate::scan::{byte_at, skip_string_trusted, skip_ws, Visit, FAST_PATHS};
+
+/// The envelope members of one object, as found.
+#[derive(Default)]
+pub(super) struct Slots<'a> {
+    /// The value of each [`Member`] but `Other`, indexed by `Member as usize`.
+    values: [Option<RawJson<'a>>; 6],
+    /// Bit `Member as usize` is set when that member was given twice.
+    duplicates: u8,
+}
+
+/// The envelope member a key names.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(super) enum Member {
+    Jsonrpc = 0,
+    Method = 1,
+    Params = 2,
+    Id = 3,
+    Result = 4,
+    Error = 5,
+    Other = 6,
+}
+
+const MEMBERS: [(&str, Member); 6] = [
+    ("jsonrpc", Member::Jsonrpc),
+    ("method", Member::Method),
+    ("params", Member::Params),
+    ("id", Member::Id),
+    ("result", Member::Result),
+    ("error", Member::Error),
+];
+
+/// The members of a Request object, and of a Response object, as duplicate masks.
+pub(super) const REQUEST_MEMBERS: u8 = 1 << Member::Jsonrpc as u8
+    | 1 << Member::Method as u8
+    | 1 << Member::Params as u8
+    | 1 << Member::Id as u8;
+pub(super) const RESPONSE_MEMBERS: u8 = 1 << Member::Jsonrpc as u8
+    | 1 << Member::Result as u8
+    | 1 << Member::Error as u8
+    | 1 << Member::Id as u8;
+
+/// The member an escaped key names, escapes decoded: rare, so one comparison per
+/// name.
+#[cfg_attr(jsonrpc_slice_fast, cold)]
+#[inline(never)]
+fn member_escaped(key: RawStr<'_>) -> Member {
+    MEMBERS
+        .iter()
+        .find(|(name, _)| key.eq_str(name))
+        .map_or(Member::Other, |&(_, m)| m)
+}
+
+/// A little-endian word of up to eight bytes.
+const fn le(s: &[u8]) -> u64 {
+    let mut w = 0u64;
+    let mut k = 0;
+    while k < s.len() {
+        w |= (s[k] as u64) << (8 * k);
+        k += 1;
+    }
+    w
+}
+
+/// The envelope keys as most senders write them: the name, its closing quote and the
+/// colon, read in one word. At the opening quote `i` of a key: the member and the
+/// offset just after the colon, when the key is one of them (anything else, escapes or
+/// whitespace included, goes the general way).
+#[inline(always)]
+fn known_key(input: &[u8], i: usize) -> Option<(Member, usize)> {
+    let w = match input.get(i + 1..).and_then(|r| r.first_chunk::<8>()) {
+        Some(w) => u64::from_le_bytes(*w),
+        // Near the end of the input: the last member is often a short id.
+        None => {
+            return match input.get(i + 1..i + 5) {
+                Some(b"id\":") => Some((Member::Id, i + 5)),
+                _ => None,
+            }
+        }
+    };
+    const METHOD: u64 = le(b"method\":");
+    const PARAMS: u64 = le(b"params\":");
+    const RESULT: u64 = le(b"result\":");
+    const JSONRPC: u64 = le(b"jsonrpc\"");
+    const ID: u64 = le(b"id\":");
+    const ERROR: u64 = le(b"error\":");
+    match w {
+        METHOD => return Some((Member::Method, i + 9)),
+        PARAMS => return Some((Member::Params, i + 9)),
+        RESULT => return Some((Member::Result, i + 9)),
+        JSONRPC if byte_at(input, i + 9) == b':' => return Some((Member::Jsonrpc, i + 10)),
+        _ => {}
+    }
+    if w & 0xFFFF_FFFF == ID {
+        return Some((Member::Id, i + 5));
+    }
+    if w & 0x00FF_FFFF_FFFF_FFFF == ERROR {
+        return Some((Member::Error, i + 8));
+    }
+    None
+}
+
+/// The member a key names (escapes decoded).
+#[inline(always)]
+fn member_of(key: RawStr<'_>) -> Member {
+    if !FAST_PATHS {
+        // The compact build: one comparison per name, escapes decoded when there are
+        // any (flash).
+        return member_escaped(key);
+    }
+    match key.as_raw() {
+        b"jsonrpc" => Member::Jsonrpc,
+        b"method" => Member::Method,
+        b"params" => Member::Params,
+        b"id" => Member::Id,
+        b"result" => Member::Result,
+        b"error" => Member::Error,
+        _ if key.has_escapes() => member_escaped(key),
+        _ => Member::Other,
+    }
+}
+
+impl<'a> Slots<'a> {
+    /// Records the value of a member; a second one marks it duplicated.
+    #[inline]
+    fn record(&mut self, m: Member, value: RawJson<'a>) {
+        if let Some(slot) = self.values.get_mut(m as usize) {
+            if slot.is_some() {
+                self.duplicates |= 1 << m as u8;
+            }
+            *slot = Some(value);
+        }
+    }
+
+    /// The value of a member, if given.
+    pub(super) fn get(&self, m: Member) -> Option<RawJson<'a>> {
+        self.values.get(m as usize).copied().flatten()
+    }
+
+    /// Whether a member was given more than once.
+    pub(super) fn duplicated(&self, m: Member) -> bool {
+        self.duplicates & (1 << m as u8) != 0
+    }
+
+    /// Whether any of the members in `mask` (bit `Member as u8` each) was given more
+    /// than once.
+    pub(super) fn any_duplicated(&self, mask: u8) -> bool {
+        self.duplicates & mask != 0
+    }
+
+    /// `jsonrpc` is present and exactly the string `"2.0"` (escapes decoded).
+    pub(super) fn version_ok(&self) -> bool {
+        match self.get(Member::Jsonrpc) {
+            Some(v) if v.as_bytes() == b"\"2.0\"" => true,
+            Some(v) => v.as_str().is_some_and(|v| v.eq_str("2.0")),
+            None => false,
+        }
+    }
+
+    /// Records the envelope members of the object whose `{` is at `start` in `input`,
+    /// validated already (a batch element, on the fast build); returns the offset after
+    /// its `}`. The common keys are read a word at a time ([`known_key`]), values are
+    /// skipped by the trusted skipper. On input that is not valid JSON it ends without
+    /// panicking, at or before the end of the input. The unit tests pin it to
+    /// [`of`](Self::of).
+    pub(super) fn read(&mut self, input: &'a [u8], start: usize) -> usize {
+        let mut i = skip_ws(input, start + 1);
+        while byte_at(input, i) == b'"' {
+            let (m, after_colon) = match known_key(input, i) {
+                Some(known) => known,
+                None => {
+                    let key_end = skip_string_trusted(input, i);
+                    let raw = input.get(i + 1..key_end.saturating_sub(1)).unwrap_or(&[]);
+                    // Past the colon.
+                    (member_of(RawStr::trusted(raw)), skip_ws(input, key_end) + 1)
+                }
+            };
+            let value_start = skip_ws(input, after_colon);
+            let value_end = skip_trusted(input, value_start);
+            if let Some(value) = input.get(value_start..value_end) {
+                self.record(m, RawJson::trusted(value));
+            }
+            i = skip_ws(input, value_end);
+            if byte_at(input, i) != b',' {
+                break;
+            }
+            i = skip_ws(input, i + 1);
+        }
+        // The closing brace.
+        (i + 1).min(input.len())
+    }
+
+    /// The envelope members of `object`, a validated object (a batch element, on the
+    /// compact build), read as [`RawJson::members`] reads any object.
+    pub(super) fn of(object: RawJson<'a>) -> Self {
+        let mut slots = Slots::default();
+        for (key, value) in object.members() {
+            slots.record(member_of(key), value);
+        }
+        slots
+    }
+
+    /// [`of`](Self::of) with the names compared one by one, escapes decoded: the tests'
+    /// reference reader.
+    #[cfg(test)]
+    pub(super) fn of_by_name(object: RawJson<'a>) -> Self {
+        let mut slots = Slots::default();
+        for (key, value) in object.members() {
+            slots.record(member_escaped(key), value);
+        }
+        slots
+    }
+}
+
+/// The slots of one object, filled as the scanner reports its members.
+pub(super) struct Recorder<'a> {
+    input: &'a [u8],
+    /// The member that began last, and where its value starts.
+    member: Member,
+    value: usize,
+    pub(super) slots: Slots<'a>,
+}
+
+impl<'a> Recorder<'a> {
+    /// Ready to record the members of the object that `input` is.
+    pub(super) fn new(input: &'a [u8]) -> Self {
+        Self {
+            input,
+            member: Member::Other,
+            value: 0,
+            slots: Slots::default(),
+        }
+    }
+}
+
+// Out of line: called for the few members of the outermost object only, and kept out
+// of the walk's loop.
+impl Visit for Recorder<'_> {
+    #[inline(never)]
+    fn known_key(&mut self, i: usize) -> usize {
+        if !FAST_PATHS {
+            // The compact build reads every key the general way (flash).
+            return 0;
+        }
+        match known_key(self.input, i) {
+            Some((member, after)) => {
+                self.member = member;
+                self.value = skip_ws(self.input, after);
+                after
+            }
+            None => 0,
+        }
+    }
+
+    #[inline(never)]
+    fn key(&mut self, key: usize, key_end: usize, value: usize) {
+        let raw = self
+            .input
+            .get(key + 1..key_end.saturating_sub(1))
+            .unwrap_or(&[]);
+        self.member = member_of(RawStr::trusted(raw));
+        self.value = value;
+    }
+
+    #[inline(never)]
+    fn end(&mut self, end: usize) {
+        if let Some(v) = self.input.get(self.value..end) {
+            self.slots.record(self.member, RawJson::trusted(v));
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! Envelope: the members of a Request (or Notification) object, and batches of them.
+//!
+//! The second room of the flow. [`parse`] validates all of the message as JSON (through
+//! [`scan`](crate::scan)) and picks out `jsonrpc`, `method`, `params` and `id`, in any
+//! order, in the same pass: the scanner reports each member of the outermost object as
+//! it ends (`members.rs` names them). A batch is validated whole first (nothing of an
+//! invalid batch may run); its elements are then read one by one with the trusted
+//! skipper (`batch.rs`), never validated again. The rules of a Request object are in
+//! `request.rs`, those of a Response object (the client side, re-exported by
+//! [`client`](crate::client)) in `response.rs`. What `parse` hands out borrows from the
+//! input.
+//!
+//! # Contract
+//!
+//! - Any input, any limits: no panic, constant stack (see [`scan`](crate::scan)).
+//! - An input that is not valid JSON *anywhere* is an `Err`: nothing of it is
+//!   dispatched, batch elements before the error included.
+//! - Every other input is an [`Envelope`]: one [`Call`], or a [`Batch`] of them, each
+//!   either a [`Request`] or an invalid one with the id to answer it with.
+
+mod batch;
+mod members;
+mod request;
+mod response;
+#[cfg(test)]
+mod tests;
+
+pub use response::{
+    parse_response, ErrorObject, InvalidResponse, Outcome, Response, ResponseBatch, ResponseMessage,
+};
+
+use batch::BatchElements;
+use members::Slots;
+
+use crate::error::InvalidRequest;
+use crate::id::Id;
+use crate::limits::Limits;
+use crate::raw::{Kind, RawJson, RawStr};
+use crate::scan::{self, byte_at, skip_ws, ScanError, FAST_PATHS};
+
+/// A valid Request object: a call (it has an `id`) or a notification (it has none).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Request<'a> {
+    /// The method name, escapes as sent.
+    pub method: RawStr<'a>,
+    /// The params, an array or an object, if present.
+    pub params: Option<RawJson<'a>>,
+    /// The id, or `None` for a notification.
+    pub id: Option<Id<'a>>,
+}
+
+impl Request<'_> {
+    /// `true` if this request has no `id`: it must never be answered.
+    pub fn is_notification(&self) -> bool {
+        self.id.is_none()
+    }
+}
+
+/// One element of a message: a valid request, or an invalid one.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Call<'a> {
+    /// A valid Request object.
+    Request(Request<'a>),
+    /// Not a valid Request object: answered with `-32600` and this `id` (the request's
+    /// own when that is valid, `null` otherwise), even when it had no `id`.
+    Invalid {
+        /// The id to answer with.
+        id: Id<'a>,
+        /// Why it is invalid.
+        reason: InvalidRequest,
+    },
+}
+
+/// A whole message, valid JSON, split into what must be answered.
+#[derive(Clone, Debug)]
+pub enum Envelope<'a> {
+    /// A single object, or a top-level value that gets one answer (`[]`, `1`, ...).
+    Single(Call<'a>),
+    /// A non-empty batch.
+    Batch(Batch<'a>),
+}
+
+/// The elements of a batch, in request order. Made by [`parse`], which has validated
+/// the whole batch and counted its elements.
+#[derive(Clone, Debug)]
+pub struct Batch<'a> {
+    elements: BatchElements<'a>,
+}
+
+impl Batch<'_> {
+    /// The number of elements in the batch.
+    pub fn len(&self) -> usize {
+        self.elements.len
+    }
+
+    /// Always `false`: an empty batch is answered as one invalid request.
+    pub fn is_empty(&self) -> bool {
+        self.elements.len == 0
+    }
+}
+
+impl<'a> Iterator for Batch<'a> {
+    type Item = Call<'a>;
+
+    fn next(&mut self) -> Option<Call<'a>> {
+        let limits = self.elements.limits;
+        Some(match self.elements.next()? {
+            Some(slots) => slots.request(limits),
+            None => Call::Invalid {
+                id: Id::NULL,
+                reason: InvalidRequest::NotAnObject,
+            },
+        })
+    }
+}
+
+/// A whole message that is not one object, validated, before the rules of a request
+/// or a response apply.
+enum Top<'a> {
+    /// Valid JSON that is neither an object nor a non-empty batch small enough.
+    Other(InvalidRequest),
+    /// A batch, its elements still to be read.
+    Batch(BatchElements<'a>),
+}
+
+/// Validates all of `input`: `Ok(Ok(slots))`, the envelope members found as it went,
+/// when it is one object; otherwise the elements of its batch, or why it is answered
+/// as one invalid message.
+#[inline(always)]
+fn top<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Result<Slots<'a>, Top<'a>>, ScanError> {
+    if !FAST_PATHS {
+        // The compact build: validate, then read the members (or count the elements)
+        // as any object's (or array's) are read, with the trusted skipper; no visitor
+        // (flash). The unit tests pin this reader to the one-pass one.
+        let (start, end) = scan::text(input, limits.depth_in_force(), &mut scan::Ignore)?;
+        let message = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
+        return Ok(match message.kind() {
+            Kind::Object => Ok(Slots::of(message)),
+            Kind::Array => Err(batch::top(message, message.elements().count(), limits)),
+            _ => Err(Top::Other(InvalidRequest::NotAnObject)),
+        });
+    }
+    let mut recorder = members::Recorder::new(input);
+    let mut counter = batch::Counter::default();
+    let first = byte_at(input, skip_ws(input, 0));
+    let visit: &mut dyn scan::Visit = match first {
+        b'{' => &mut recorder,
+        b'[' => &mut counter,
+        _ => &mut scan::Ignore,
+    };
+    let (start, end) = scan::text(input, limits.depth_in_force(), visit)?;
+    Ok(match first {
+        b'{' => Ok(recorder.slots),
+        b'[' => {
+            let batch = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
+            Err(batch::top(batch, counter.len, limits))
+        }
+        _ => Err(Top::Other(InvalidRequest::NotAnObject)),
+    })
+}
+
+/// Parses one message: validates all of it and recognises its envelope.
+///
+/// ```
+/// use jsonrpc_slice::envelope::{parse, Call, Envelope};
+/// use jsonrpc_slice::Limits;
+///
+/// let msg = br#"{"id": 7, "params": [42, 23], "method": "subtract", "jsonrpc": "2.0"}"#;
+/// let Ok(Envelope::Single(Call::Request(req))) = parse(msg, &Limits::DEFAULT) else {
+///     panic!("not a request")
+/// };
+/// assert!(req.method.eq_str("subtract"));
+/// assert_eq!(req.params.unwrap().as_bytes(), b"[42, 23]");
+/// assert_eq!(req.id.unwrap().as_bytes(), b"7");
+/// ```
+// Inlined into its caller in the compact build: flash, on a Cortex-M.
+#[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
+pub fn parse<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Envelope<'a>, ScanError> {
+    Ok(match top(input, limits)? {
+        Ok(slots) => Envelope::Single(slots.request(limits)),
+        Err(Top::Other(reason)) => Envelope::Single(Call::Invalid {
+            id: Id::NULL,
+            reason,
+        }),
+        Err(Top::Batch(elements)) => Envelope::Batch(Batch { elements }),
+    })
+}

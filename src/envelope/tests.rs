@@ -1,0 +1,345 @@
+//! The envelope: decided cases, and the one-pass reader against a reference reader.
+
+use super::*;
+use crate::raw::Kind;
+
+fn single(input: &[u8]) -> Call<'_> {
+    match parse(input, &Limits::DEFAULT) {
+        Ok(Envelope::Single(call)) => call,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn invalid_reason(input: &[u8]) -> (Vec<u8>, InvalidRequest) {
+    match single(input) {
+        Call::Invalid { id, reason } => (id.as_bytes().to_vec(), reason),
+        other => panic!("{other:?}"),
+    }
+}
+
+extern crate std;
+use std::vec::Vec;
+
+#[test]
+fn members_in_any_order_and_escaped_keys() {
+    let Call::Request(r) =
+        single(br#"{"\u0069d":"x","params":{},"method":"su\u006d","jsonrpc":"2\u002e0"}"#)
+    else {
+        panic!()
+    };
+    assert!(r.method.eq_str("sum"));
+    assert_eq!(r.id.unwrap().as_bytes(), br#""x""#);
+    assert_eq!(r.params.unwrap().as_bytes(), b"{}");
+}
+
+#[test]
+fn decided_invalid_cases() {
+    let cases: &[(&[u8], &[u8], InvalidRequest)] = &[
+        (
+            br#"{"jsonrpc":"2.0","method":1,"id":3}"#,
+            b"3",
+            InvalidRequest::MethodNotString,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":3}"#,
+            b"3",
+            InvalidRequest::MissingMethod,
+        ),
+        (
+            br#"{"jsonrpc":"1.0","method":"a","id":3}"#,
+            b"3",
+            InvalidRequest::BadVersion,
+        ),
+        (
+            br#"{"jsonrpc":2.0,"method":"a","id":3}"#,
+            b"3",
+            InvalidRequest::BadVersion,
+        ),
+        (
+            br#"{"method":"a","id":3}"#,
+            b"3",
+            InvalidRequest::BadVersion,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","method":"a","params":null,"id":3}"#,
+            b"3",
+            InvalidRequest::ParamsNotStructured,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","method":"a","id":true}"#,
+            b"null",
+            InvalidRequest::BadId,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","method":"a","id":[1]}"#,
+            b"null",
+            InvalidRequest::BadId,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","method":"a","method":"b","id":3}"#,
+            b"3",
+            InvalidRequest::DuplicateMember,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","method":"a","id":3,"id":4}"#,
+            b"null",
+            InvalidRequest::DuplicateMember,
+        ),
+        (b"1", b"null", InvalidRequest::NotAnObject),
+        (b" [ ] ", b"null", InvalidRequest::EmptyBatch),
+    ];
+    for &(input, id, reason) in cases {
+        assert_eq!(
+            invalid_reason(input),
+            (id.to_vec(), reason),
+            "{}",
+            std::str::from_utf8(input).unwrap()
+        );
+    }
+}
+
+/// The reference reader: `scan::text`, then the members of the object (or of each
+/// element) read as `RawJson::members` reads any object.
+fn reference_top(input: &[u8]) -> Result<Vec<Option<Slots<'_>>>, ScanError> {
+    fn slots(v: RawJson<'_>) -> Option<Slots<'_>> {
+        (v.kind() == Kind::Object).then(|| Slots::of_by_name(v))
+    }
+    let limits = &Limits::DEFAULT;
+    let (start, end) = scan::text(input, limits.depth_in_force(), &mut scan::Ignore)?;
+    let value = RawJson::trusted(&input[start..end]);
+    Ok(match value.kind() {
+        Kind::Array => value.elements().map(slots).collect(),
+        _ => std::vec![slots(value)],
+    })
+}
+
+fn parse_reference(input: &[u8]) -> Result<Vec<Call<'_>>, ScanError> {
+    let limits = &Limits::DEFAULT;
+    let tops = reference_top(input)?;
+    let array = input[skip_ws(input, 0)] == b'[';
+    if array && (tops.is_empty() || tops.len() > limits.max_batch) {
+        let reason = if tops.is_empty() {
+            InvalidRequest::EmptyBatch
+        } else {
+            InvalidRequest::BatchTooLarge
+        };
+        return Ok(std::vec![Call::Invalid {
+            id: Id::NULL,
+            reason
+        }]);
+    }
+    Ok(tops
+        .into_iter()
+        .map(|s| match s {
+            Some(slots) => slots.request(limits),
+            None => Call::Invalid {
+                id: Id::NULL,
+                reason: InvalidRequest::NotAnObject,
+            },
+        })
+        .collect())
+}
+
+fn parse_calls(input: &[u8]) -> Result<Vec<Call<'_>>, ScanError> {
+    Ok(match parse(input, &Limits::DEFAULT)? {
+        Envelope::Single(call) => std::vec![call],
+        Envelope::Batch(batch) => batch.collect(),
+    })
+}
+
+fn response_list_reference(
+    input: &[u8],
+) -> Result<Vec<Result<Response<'_>, InvalidResponse>>, ScanError> {
+    let tops = reference_top(input)?;
+    let array = input[skip_ws(input, 0)] == b'[';
+    if array && tops.is_empty() {
+        return Ok(std::vec![Err(InvalidResponse::EmptyBatch)]);
+    }
+    if array && tops.len() > Limits::DEFAULT.max_batch {
+        return Ok(std::vec![Err(InvalidResponse::BatchTooLarge)]);
+    }
+    Ok(tops
+        .into_iter()
+        .map(|s| match s {
+            Some(slots) => slots.response(),
+            None => Err(InvalidResponse::NotAnObject),
+        })
+        .collect())
+}
+
+fn response_list(input: &[u8]) -> Result<Vec<Result<Response<'_>, InvalidResponse>>, ScanError> {
+    Ok(match parse_response(input, &Limits::DEFAULT)? {
+        ResponseMessage::Single(r) => std::vec![r],
+        ResponseMessage::Batch(b) => b.collect(),
+    })
+}
+
+/// The one-pass reader (members recorded as the scanner reports them, batch elements
+/// read by the trusted skipper, keys recognised a word at a time) gives what the
+/// reference reader gives, on the bench messages, each cut at every length and with
+/// bytes changed.
+#[test]
+fn one_pass_agrees_with_the_reference_reader() {
+    let mut seeds: Vec<Vec<u8>> = std::vec![
+        br#"{"id":1,"jsonrpc":"2.0","method":"m"}"#.to_vec(),
+        br#" { "jsonrpc" : "2.0" , "method" : "m" , "id" : "x" } "#.to_vec(),
+        br#"[{"jsonrpc":"2.0","method":"a","params":{"k":[1,{"x":"]"}]},"id":1},2,{"jsonrpc":"2.0","error":{"code":1,"message":"m"},"id":null}]"#.to_vec(),
+        br#"{"jsonrpc":"2.0","result":[],"error":null,"id":7,"id":8}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a.rs","version":2},"contentChanges":[{"text":"caf\u00e9 \"q\" \\ \n\t na\u00efve"}]}}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":"r-1","method":"tools/call","params":{"name":"search","arguments":{"q":"fn","opts":{"max":5,"re":false}},"_meta":{"progressToken":"t"}}}"#.to_vec(),
+        br#"[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"},{"jsonrpc":"2.0","method":"log","params":{"m":"x"}},{"jsonrpc":"2.0","id":3,"result":{"a":[1.5,-2e3]}},{"jsonrpc":"2.0","method":"get_data","id":9}]"#.to_vec(),
+    ];
+    // The bench messages of the conformance corpus, when it is there.
+    if let Some(root) = crate::test_corpus::corpus() {
+        for e in std::fs::read_dir(root.join("bench")).unwrap().flatten() {
+            if e.path().extension().is_some_and(|x| x == "json") {
+                seeds.push(std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    let mut rng: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut checked = 0;
+    for seed in seeds {
+        let mut inputs = std::vec![seed.clone()];
+        let step = seed.len() / 300 + 1;
+        for cut in (0..seed.len()).step_by(step) {
+            inputs.push(seed[..cut].to_vec());
+        }
+        for _ in 0..200 {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let at = (rng >> 33) as usize % seed.len();
+            let mut m = seed.clone();
+            m[at] = b"\"\\]}[{,: 1a\x00\xff"[(rng >> 12) as usize % 13];
+            inputs.push(m);
+        }
+        for input in &inputs {
+            assert_eq!(parse_calls(input), parse_reference(input), "{input:?}");
+            assert_eq!(
+                response_list(input),
+                response_list_reference(input),
+                "{input:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000);
+}
+
+#[test]
+fn batch_elements_in_order() {
+    let Ok(Envelope::Batch(b)) = parse(
+        br#"[1, {"jsonrpc":"2.0","method":"m"} ,[2]]"#,
+        &Limits::DEFAULT,
+    ) else {
+        panic!()
+    };
+    assert_eq!(b.len(), 3);
+    let calls: Vec<_> = b.collect();
+    assert!(matches!(
+        calls[0],
+        Call::Invalid {
+            reason: InvalidRequest::NotAnObject,
+            ..
+        }
+    ));
+    assert!(matches!(calls[1], Call::Request(r) if r.is_notification()));
+    assert!(matches!(
+        calls[2],
+        Call::Invalid {
+            reason: InvalidRequest::NotAnObject,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn invalid_json_anywhere_is_an_error() {
+    for input in [
+        &br#"[{"jsonrpc":"2.0","method":"m","id":1}, {"#[..],
+        br#"{"jsonrpc":"2.0","method":"m","params":[1,],"id":1}"#,
+        br#"{"jsonrpc":"2.0","method":"m","id":1} x"#,
+    ] {
+        assert!(parse(input, &Limits::DEFAULT).is_err());
+    }
+}
+
+#[test]
+fn responses() {
+    let one = |input: &'static [u8]| match parse_response(input, &Limits::DEFAULT) {
+        Ok(ResponseMessage::Single(r)) => r,
+        other => panic!("{other:?}"),
+    };
+    let r = one(br#"{"id":1.0,"result":{"a":[1]},"jsonrpc":"2.0"}"#).unwrap();
+    assert_eq!(r.id.as_bytes(), b"1.0");
+    assert_eq!(
+        r.outcome,
+        Outcome::Result(RawJson::trusted(br#"{"a":[1]}"#))
+    );
+    let r = one(br#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"x","data":[1]},"id":null}"#)
+        .unwrap();
+    let Outcome::Error(e) = r.outcome else {
+        panic!()
+    };
+    assert_eq!((e.code, e.data.unwrap().as_bytes()), (-32000, &b"[1]"[..]));
+    let cases: &[(&[u8], InvalidResponse)] = &[
+        (
+            br#"{"jsonrpc":"2.0","result":1,"error":{"code":1,"message":""},"id":1}"#,
+            InvalidResponse::BothResultAndError,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1}"#,
+            InvalidResponse::NeitherResultNorError,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","result":1}"#,
+            InvalidResponse::MissingId,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","result":1,"id":{}}"#,
+            InvalidResponse::BadId,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","result":1,"result":2,"id":1}"#,
+            InvalidResponse::DuplicateMember,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","error":{"code":"1","message":""},"id":1}"#,
+            InvalidResponse::BadError,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","error":{"code":1,"message":2},"id":1}"#,
+            InvalidResponse::BadError,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","error":{"code":1.5,"message":""},"id":1}"#,
+            InvalidResponse::BadError,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","error":[],"id":1}"#,
+            InvalidResponse::BadError,
+        ),
+        (br#"{"result":1,"id":1}"#, InvalidResponse::BadVersion),
+        (b"[]", InvalidResponse::EmptyBatch),
+        (b"3", InvalidResponse::NotAnObject),
+    ];
+    for &(input, want) in cases {
+        assert_eq!(
+            one(input),
+            Err(want),
+            "{}",
+            std::str::from_utf8(input).unwrap()
+        );
+    }
+    let Ok(ResponseMessage::Batch(b)) = parse_response(
+        br#"[{"jsonrpc":"2.0","result":7,"id":"1"}, 5]"#,
+        &Limits::DEFAULT,
+    ) else {
+        panic!()
+    };
+    let got: Vec<_> = b.collect();
+    assert_eq!(got.len(), 2);
+    assert!(got[0].is_ok());
+    assert_eq!(got[1], Err(InvalidResponse::NotAnObject));
+}

@@ -1,0 +1,146 @@
+//! Scan: the JSON grammar of RFC 8259, validated in one forward pass.
+//!
+//! This is the first room of the flow (scan → envelope → dispatch → write). It knows
+//! JSON and nothing of JSON-RPC: it checks bytes and reports where values end, so the
+//! envelope can hand out borrowed spans.
+//!
+//! One validator, in one file each by job: the walk over containers and separators
+//! (`value.rs`, which can report the members of the outermost container as they pass,
+//! so a reader of the envelope needs no second pass), strings with their escapes and
+//! UTF-8 (`string.rs`), numbers (`number.rs`). The runs of plain string bytes are read
+//! by the per-target loops of [`simd`](crate::simd). Input already validated is walked
+//! by the one trusted skipper (`skip.rs`), which only finds where values end.
+//!
+//! # Contract
+//!
+//! - Every function here takes any byte slice and any offset and never panics: a read
+//!   past the end sees the byte `0x00`, which no rule of the grammar accepts outside a
+//!   string, and which inside a string is a control character, so the end of input
+//!   always surfaces as [`ScanErrorKind::UnexpectedEnd`].
+//! - Nothing recurses. Nesting is tracked in a fixed bit stack of
+//!   [`MAX_DEPTH_LIMIT`] bits (one bit per open container: object or array), so the
+//!   stack used is the same for `1` and for 100 000 nested `[`.
+//! - The grammar is the complete one: strict UTF-8 (no overlong forms, no encoded
+//!   surrogates, nothing above U+10FFFF), escapes including `\u` with surrogate pairs
+//!   that must pair up, numbers as RFC 8259 spells them (any length: the lexeme is kept,
+//!   never converted), the three literals, no trailing commas, and nothing but
+//!   whitespace after the value.
+//! - An error names the first byte, in input order, at which the input stops being a
+//!   prefix of some JSON text, and why.
+
+mod error;
+mod number;
+mod skip;
+mod string;
+mod value;
+
+pub use error::{ScanError, ScanErrorKind};
+pub(crate) use skip::{skip_string_trusted, skip_value_trusted, string_stops, word};
+pub(crate) use string::escape_at;
+#[cfg(feature = "serde")]
+pub(crate) use string::hex_digit;
+pub(crate) use value::{value, Ignore, Visit};
+
+/// The default nesting limit: an input may open this many containers (objects and
+/// arrays) inside each other; one more is a parse error. The same number as
+/// serde_json's recursion limit.
+pub const DEFAULT_MAX_DEPTH: u16 = 128;
+
+/// The largest nesting limit that can be configured: the size of the bit stack, in
+/// bits (it costs `MAX_DEPTH_LIMIT / 8` bytes of stack while a value is scanned).
+pub const MAX_DEPTH_LIMIT: u16 = 1024;
+
+/// Checks that `input` is exactly one JSON text (a value with optional whitespace
+/// around it), with at most `max_depth` containers open at once (clamped to
+/// [`MAX_DEPTH_LIMIT`]).
+///
+/// ```
+/// use jsonrpc_slice::scan::{validate, ScanErrorKind, DEFAULT_MAX_DEPTH};
+///
+/// assert!(validate(br#" {"a": [1, 2.5e3, "\u00e9"]} "#, DEFAULT_MAX_DEPTH).is_ok());
+/// let err = validate(b"[1, 2,]", DEFAULT_MAX_DEPTH).unwrap_err();
+/// assert_eq!(err.kind, ScanErrorKind::UnexpectedByte);
+/// assert_eq!(err.offset, 6);
+/// ```
+pub fn validate(input: &[u8], max_depth: u16) -> Result<(), ScanError> {
+    text(input, max_depth, &mut Ignore).map(|_| ())
+}
+
+/// Returns the offset just past the one JSON value that starts at `start` (leading
+/// whitespace is skipped), checking it fully. Bytes after the value are not looked at.
+///
+/// ```
+/// use jsonrpc_slice::scan::{value_end, DEFAULT_MAX_DEPTH};
+///
+/// assert_eq!(value_end(b"[1,{\"a\":2}] tail", 0, DEFAULT_MAX_DEPTH), Ok(11));
+/// ```
+pub fn value_end(input: &[u8], start: usize, max_depth: u16) -> Result<usize, ScanError> {
+    value(input, skip_ws(input, start), max_depth, &mut Ignore)
+}
+
+/// Checks that `input` is exactly one JSON text, reporting the members (or elements) of
+/// its outermost container to `visit`: the span of the value, whitespace trimmed.
+pub(crate) fn text(
+    input: &[u8],
+    max_depth: u16,
+    visit: &mut dyn Visit,
+) -> Result<(usize, usize), ScanError> {
+    let start = skip_ws(input, 0);
+    let end = value(input, start, max_depth, visit)?;
+    let after = skip_ws(input, end);
+    if after < input.len() {
+        return Err(ScanError {
+            kind: ScanErrorKind::TrailingCharacters,
+            offset: after,
+        });
+    }
+    Ok((start, end))
+}
+
+/// Whether the word-at-a-time paths are compiled in: on 64-bit targets, where an
+/// 8-byte word is one register. Elsewhere (a Cortex-M) the crate is built for size
+/// (see `docs/DESIGN.md`, "The compact build"). The scanner is the same code in both
+/// builds; the writer and the framer still branch on it.
+pub(crate) const FAST_PATHS: bool = cfg!(jsonrpc_slice_fast);
+
+/// The byte at `i`, or `0` past the end.
+#[inline(always)]
+pub(crate) fn byte_at(b: &[u8], i: usize) -> u8 {
+    match b.get(i) {
+        Some(&c) => c,
+        None => 0,
+    }
+}
+
+/// Skips whitespace from `i`: the one whitespace loop.
+#[inline(always)]
+pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
+    // Compact JSON has none: one compare, and the loop out of line.
+    if byte_at(b, i) > b' ' {
+        return i;
+    }
+    skip_ws_run(b, i)
+}
+
+#[inline(never)]
+fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
+    while matches!(byte_at(b, i), b' ' | b'\n' | b'\r' | b'\t') {
+        i += 1;
+    }
+    i
+}
+
+/// An error of `kind` at `i`, turned into `UnexpectedEnd` when `i` is the end.
+#[cold]
+#[inline(never)]
+fn error_at(b: &[u8], kind: ScanErrorKind, i: usize) -> ScanError {
+    let kind = if i >= b.len() {
+        ScanErrorKind::UnexpectedEnd
+    } else {
+        kind
+    };
+    ScanError { kind, offset: i }
+}
+
+#[cfg(test)]
+mod tests;

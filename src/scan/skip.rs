@@ -1,0 +1,166 @@
+//! The trusted skipper: where a value ends, in input the validator has accepted.
+//!
+//! It only finds ends: brackets counted outside strings, a word at a time on the fast
+//! build. On input that is not valid JSON it still ends, at or before the end of the
+//! input, without panicking. `raw::skip_trusted` is its one caller outside `scan`; the
+//! unit tests pin it to the validator.
+
+use super::{byte_at, FAST_PATHS};
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `x` that ends a run of plain string content: `"`, `\`,
+/// a control character or a non-ASCII byte. Bits above the lowest one may be false
+/// (borrows run upwards), so only the lowest one is used.
+#[inline(always)]
+pub(crate) const fn string_stops(x: u64) -> u64 {
+    let quote = (x ^ (ONES * b'"' as u64)).wrapping_sub(ONES);
+    let backslash = (x ^ (ONES * b'\\' as u64)).wrapping_sub(ONES);
+    let control = x.wrapping_sub(ONES * 0x20);
+    (quote | backslash | control | x) & HIGH
+}
+
+/// The eight bytes at `i` as a little-endian word, if there are eight. Never in the
+/// compact build: every word-at-a-time loop then goes straight to its byte-loop tail.
+#[inline(always)]
+pub(crate) fn word(b: &[u8], i: usize) -> Option<u64> {
+    if !FAST_PATHS {
+        return None;
+    }
+    b.get(i..)
+        .and_then(|rest| rest.first_chunk::<8>())
+        .map(|w| u64::from_le_bytes(*w))
+}
+
+/// The high bit of each byte of `x` equal to `byte`; exact for the lowest one (the
+/// ones above may be false after a match, so callers check the byte).
+#[inline(always)]
+const fn bytes_eq(x: u64, byte: u8) -> u64 {
+    let v = x ^ (ONES * byte as u64);
+    v.wrapping_sub(ONES) & !v & HIGH
+}
+
+/// The offset after the string whose opening quote is at `i`, in validated JSON.
+#[inline]
+pub(crate) fn skip_string_trusted(b: &[u8], i: usize) -> usize {
+    let mut i = i + 1;
+    loop {
+        let Some(x) = word(b, i) else {
+            return skip_string_tail(b, i);
+        };
+        let mut m = bytes_eq(x, b'"') | bytes_eq(x, b'\\');
+        if m == 0 {
+            i += 8;
+            continue;
+        }
+        loop {
+            let k = (m.trailing_zeros() / 8) as usize;
+            match (x >> (8 * k)) as u8 {
+                b'"' => return i + k + 1,
+                b'\\' if k == 7 => {
+                    i += 9;
+                    break;
+                }
+                b'\\' => m &= (!0u64 << (8 * k + 8)) << 8,
+                _ => m &= m - 1,
+            }
+            if m == 0 {
+                i += 8;
+                break;
+            }
+        }
+    }
+}
+
+#[cold]
+fn skip_string_tail(b: &[u8], mut i: usize) -> usize {
+    loop {
+        match b.get(i) {
+            None => return b.len(),
+            Some(b'"') => return i + 1,
+            Some(b'\\') => i += 2,
+            Some(_) => i += 1,
+        }
+    }
+}
+
+/// The offset after the value that starts at `i`, in validated JSON.
+#[inline]
+pub(crate) fn skip_value_trusted(b: &[u8], mut i: usize) -> usize {
+    match byte_at(b, i) {
+        b'"' => skip_string_trusted(b, i),
+        b'{' | b'[' => skip_container_trusted(b, i),
+        _ => {
+            while !matches!(
+                byte_at(b, i),
+                b',' | b']' | b'}' | b':' | b' ' | b'\n' | b'\r' | b'\t' | 0
+            ) {
+                i += 1;
+            }
+            i.min(b.len())
+        }
+    }
+}
+
+/// The offset after the container whose opener is at `i`, in validated JSON: brackets
+/// counted outside strings, a word at a time.
+#[inline(never)]
+fn skip_container_trusted(b: &[u8], mut i: usize) -> usize {
+    let mut depth: usize = 0;
+    loop {
+        let Some(x) = word(b, i) else {
+            return skip_container_tail(b, i, depth);
+        };
+        // `{` `}` `[` `]` (and a few other bytes, passed over) and `"`.
+        let mut m = bytes_eq(x & (ONES * 0xD9), 0x59) | bytes_eq(x, b'"');
+        if m == 0 {
+            i += 8;
+            continue;
+        }
+        loop {
+            let k = (m.trailing_zeros() / 8) as usize;
+            match (x >> (8 * k)) as u8 {
+                b'"' => {
+                    i = skip_string_trusted(b, i + k);
+                    break;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return i + k + 1;
+                    }
+                }
+                _ => {}
+            }
+            m &= m - 1;
+            if m == 0 {
+                i += 8;
+                break;
+            }
+        }
+    }
+}
+
+#[cold]
+fn skip_container_tail(b: &[u8], mut i: usize, mut depth: usize) -> usize {
+    loop {
+        match b.get(i) {
+            None => return b.len(),
+            Some(b'"') => i = skip_string_trusted(b, i),
+            Some(b'{' | b'[') => {
+                depth += 1;
+                i += 1;
+            }
+            Some(b'}' | b']') => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            Some(_) => i += 1,
+        }
+    }
+}

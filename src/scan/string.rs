@@ -1,0 +1,180 @@
+//! Strings: plain runs, escapes and strict UTF-8.
+//!
+//! The run of plain ASCII bytes is the per-target loop of
+//! [`simd::plain_ascii_end`](crate::simd); what stops it is decided here, once for
+//! every reader of strings: the closing quote, an escape ([`escape_at`], also the
+//! decoder of [`RawStr`](crate::RawStr)), a UTF-8 sequence, or a control character.
+
+use super::{byte_at, error_at, ScanError, ScanErrorKind};
+use crate::simd;
+
+/// Scans the string whose opening quote is at `i`. Returns the offset after the closing
+/// quote.
+// Inlined into the walk on the fast build; one out-of-line copy on the compact one.
+#[cfg_attr(jsonrpc_slice_fast, inline(always))]
+#[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
+pub(crate) fn string(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    if !super::FAST_PATHS {
+        // The compact build: one loop (flash).
+        return string_rest(b, i + 1);
+    }
+    // Most strings (keys, short values) are one plain run.
+    let end = simd::plain_ascii_end(b, i + 1);
+    if byte_at(b, end) == b'"' {
+        return Ok(end + 1);
+    }
+    string_rest(b, end)
+}
+
+/// The rest of a string from `i`, inside it.
+#[inline(never)]
+fn string_rest(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
+    loop {
+        i = simd::plain_ascii_end(b, i);
+        match byte_at(b, i) {
+            b'"' => return Ok(i + 1),
+            b'\\' => i = escape(b, i)?,
+            0x80..=0xFF => i = non_ascii(b, i)?,
+            _ => return Err(error_at(b, ScanErrorKind::ControlCharacter, i)),
+        }
+    }
+}
+
+/// Checks the escape whose backslash is at `i`; returns the offset after it.
+#[inline]
+fn escape(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    match escape_at(b, i) {
+        Ok((_, end)) => Ok(end),
+        Err((kind, at)) => Err(error_at(b, kind, at)),
+    }
+}
+
+/// Checks the string content from `i` (a non-ASCII byte) as strict UTF-8; returns the
+/// offset where plain ASCII content, or a `"`, `\` or control character, takes over.
+/// The fast build checks the whole run up to the next stop with `core::str::from_utf8`
+/// (word-at-a-time over ASCII, a table per sequence); the compact one checks sequence by
+/// sequence with [`utf8_sequence`], which is also what names the byte of an error. The
+/// unit tests pin the two to each other.
+// Out of line on the fast build; inlined into its one caller on the compact one.
+#[cfg_attr(jsonrpc_slice_fast, inline(never))]
+#[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
+fn non_ascii(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    if super::FAST_PATHS {
+        non_ascii_run(b, i)
+    } else {
+        non_ascii_sequences(b, i)
+    }
+}
+
+/// [`non_ascii`] on the fast build.
+pub(super) fn non_ascii_run(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    let end = simd::plain_end(b, i);
+    match core::str::from_utf8(b.get(i..end).unwrap_or(&[])) {
+        Ok(_) => Ok(end),
+        // The first sequence that is not UTF-8 starts at `valid_up_to`; the error names
+        // the byte that breaks it (which may be the stop after a cut sequence).
+        Err(e) => {
+            let at = i + e.valid_up_to();
+            Err(error_at(
+                b,
+                ScanErrorKind::InvalidUtf8,
+                utf8_sequence(b, at).err().unwrap_or(at),
+            ))
+        }
+    }
+}
+
+/// [`non_ascii`] on the compact build.
+pub(super) fn non_ascii_sequences(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
+    while byte_at(b, i) >= 0x80 {
+        i = utf8_sequence(b, i).map_err(|at| error_at(b, ScanErrorKind::InvalidUtf8, at))?;
+    }
+    Ok(i)
+}
+
+/// Checks the UTF-8 sequence whose lead byte is at `i` (strict: no overlong forms, no
+/// surrogates, nothing above U+10FFFF): the offset after it, or the offset of the
+/// first byte that breaks it.
+fn utf8_sequence(b: &[u8], i: usize) -> Result<usize, usize> {
+    let (len, lo, hi) = match byte_at(b, i) {
+        0xC2..=0xDF => (2, 0x80, 0xBF),
+        0xE0 => (3, 0xA0, 0xBF),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
+        0xED => (3, 0x80, 0x9F),
+        0xF0 => (4, 0x90, 0xBF),
+        0xF1..=0xF3 => (4, 0x80, 0xBF),
+        0xF4 => (4, 0x80, 0x8F),
+        _ => return Err(i),
+    };
+    let second = byte_at(b, i + 1);
+    if second < lo || second > hi {
+        return Err(i + 1);
+    }
+    for k in 2..len {
+        if byte_at(b, i + k) & 0xC0 != 0x80 {
+            return Err(i + k);
+        }
+    }
+    Ok(i + len)
+}
+
+/// The escape whose backslash is at `i`: the code point it stands for (a surrogate
+/// pair as one) and the offset after it; or why it is not a valid escape, and the
+/// offset of the byte that says so. The one escape decoder: the scanner checks with it,
+/// [`RawStr`](crate::RawStr) decodes with it.
+pub(crate) fn escape_at(b: &[u8], i: usize) -> Result<(u32, usize), (ScanErrorKind, usize)> {
+    let simple = match byte_at(b, i + 1) {
+        c @ (b'"' | b'\\' | b'/') => c,
+        b'b' => 0x08,
+        b'f' => 0x0C,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        b'u' => 0,
+        _ => return Err((ScanErrorKind::InvalidEscape, i + 1)),
+    };
+    if simple != 0 {
+        return Ok((u32::from(simple), i + 2));
+    }
+    let unit = hex4(b, i + 2)?;
+    match unit {
+        0xD800..=0xDBFF => {
+            // A high surrogate must be followed by `\u` and a low one.
+            if byte_at(b, i + 6) != b'\\' || byte_at(b, i + 7) != b'u' {
+                return Err((ScanErrorKind::LoneSurrogate, i));
+            }
+            match hex4(b, i + 8)? {
+                low @ 0xDC00..=0xDFFF => {
+                    Ok((0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), i + 12))
+                }
+                _ => Err((ScanErrorKind::LoneSurrogate, i)),
+            }
+        }
+        0xDC00..=0xDFFF => Err((ScanErrorKind::LoneSurrogate, i)),
+        _ => Ok((unit, i + 6)),
+    }
+}
+
+/// Four hex digits at `i`, as a UTF-16 code unit.
+#[inline(always)]
+fn hex4(b: &[u8], i: usize) -> Result<u32, (ScanErrorKind, usize)> {
+    let mut v = 0;
+    for k in 0..4 {
+        match hex_digit(byte_at(b, i + k)) {
+            Some(d) => v = (v << 4) | u32::from(d),
+            None => return Err((ScanErrorKind::InvalidEscape, i + k)),
+        }
+    }
+    Ok(v)
+}
+
+/// The value of one hex digit.
+#[inline]
+pub(crate) const fn hex_digit(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}

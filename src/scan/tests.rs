@@ -1,0 +1,282 @@
+//! The scanner against its naive oracle (`tests/common/naive_scan.rs`), and the trusted
+//! skipper against the scanner.
+
+extern crate std;
+use std::vec::Vec;
+
+use super::*;
+
+/// The oracle (it takes the crate's error types from this module).
+#[path = "../../tests/common/naive_scan.rs"]
+mod naive;
+
+fn ok(s: &[u8]) -> bool {
+    validate(s, DEFAULT_MAX_DEPTH).is_ok()
+}
+
+#[test]
+fn accepts_the_grammar() {
+    for s in [
+        &b"0"[..],
+        b"-0",
+        b"-0.5e-10",
+        b"1E+2",
+        b"123456789012345678901234567890",
+        b"\"\\u00e9\\ud83d\\ude00\\/\"",
+        b" [ ] ",
+        b"{}",
+        b"{\"a\":{\"b\":[true,false,null]}}",
+        "\"é😀\"".as_bytes(),
+    ] {
+        assert!(ok(s), "{:?}", core::str::from_utf8(s));
+    }
+}
+
+#[test]
+fn rejects_with_kind_and_offset() {
+    let cases: &[(&[u8], ScanErrorKind, usize)] = &[
+        (b"", ScanErrorKind::UnexpectedEnd, 0),
+        (b"[1,]", ScanErrorKind::UnexpectedByte, 3),
+        (b"01", ScanErrorKind::TrailingCharacters, 1),
+        (b"1.", ScanErrorKind::UnexpectedEnd, 2),
+        (b"1.x", ScanErrorKind::InvalidNumber, 2),
+        (b"\"\\x\"", ScanErrorKind::InvalidEscape, 2),
+        (b"\"\\ud800\"", ScanErrorKind::LoneSurrogate, 1),
+        (b"\"\\udc00\"", ScanErrorKind::LoneSurrogate, 1),
+        (b"\"\x01\"", ScanErrorKind::ControlCharacter, 1),
+        (b"\"\xc0\x80\"", ScanErrorKind::InvalidUtf8, 1),
+        (b"\"\xed\xa0\x80\"", ScanErrorKind::InvalidUtf8, 2),
+        (b"\"\xf4\x90\x80\x80\"", ScanErrorKind::InvalidUtf8, 2),
+        (b"{\"a\" 1}", ScanErrorKind::UnexpectedByte, 5),
+        (b"{\"a\":1,}", ScanErrorKind::UnexpectedByte, 7),
+        (b"[1 2]", ScanErrorKind::UnexpectedByte, 3),
+        (b"tru", ScanErrorKind::UnexpectedEnd, 3),
+        (b"[}", ScanErrorKind::UnexpectedByte, 1),
+    ];
+    for &(input, kind, offset) in cases {
+        let e = validate(input, DEFAULT_MAX_DEPTH).unwrap_err();
+        assert_eq!((e.kind, e.offset), (kind, offset), "{input:?}");
+    }
+}
+
+/// Inputs for the differential tests: the JSONTestSuite files, the bench messages,
+/// each cut at every length, and each with single bytes changed.
+fn inputs() -> Vec<Vec<u8>> {
+    let mut seeds: Vec<Vec<u8>> = Vec::new();
+    // The conformance corpus, when it is there (see `tests/common/corpus.rs`).
+    if let Some(root) = crate::test_corpus::corpus() {
+        for dir in ["jsontestsuite/test_parsing", "bench"] {
+            for e in std::fs::read_dir(root.join(dir)).unwrap().flatten() {
+                if e.path().extension().is_some_and(|x| x == "json") {
+                    seeds.push(std::fs::read(e.path()).unwrap());
+                }
+            }
+        }
+    }
+    // The crate's own: every rule of the grammar at least once.
+    for s in [
+        &br#"{"a":"\u00e9\ud83d\ude00\\\"x\/\b\f\n\r\t","b":[1,-0.5e+7,true,false,null,{}]}"#[..],
+        "\"é😀 plain text long enough to need two words\"".as_bytes(),
+        br#"["a\\\\]b", "\\\"]", "x\u005d\\]"]"#,
+        br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#,
+        br#" [ 0 , -0 , 0.0 , 1E2 , 1e-2 , -12.5E+3 , 123456789012345678901234567890 ] "#,
+        b"\t\r\n {\"\" : \"\" , \"k\":[[[[[]]]],{},[{}]]}\n",
+        br#"[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"},{"jsonrpc":"2.0","method":"notify_hello","params":[7]},{"foo":"boo"},1]"#,
+        "{\"text\":\"    let s = \\\"caf\\u00e9\\\";\\n\\t// naïve résumé ✓ 𝄞\\n\",\"version\":17}".as_bytes(),
+        br#"{"jsonrpc":"2.0","id":7,"result":{"user":{"id":1042,"roles":["admin","dev"]},"items":[{"price":9.99,"qty":1,"tags":["red"]}]}}"#,
+        b"\"\\u0000\\u001f \\uFFFF\\uDBFF\\uDFFF\\u0041\"",
+        b"true",
+        b"null",
+        b"-1",
+    ] {
+        seeds.push(s.to_vec());
+    }
+    let mut all = Vec::new();
+    let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
+    let specials = *b"\"\\]}[{,:u0 \x01\x7f\x80\xc3\xed\xf4";
+    for seed in seeds {
+        if seed.len() <= 2048 {
+            for cut in 0..seed.len() {
+                all.push(seed[..cut].to_vec());
+            }
+        }
+        for _ in 0..64 {
+            if seed.is_empty() {
+                break;
+            }
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let at = (rng >> 33) as usize % seed.len();
+            let with = specials[(rng >> 20) as usize % specials.len()];
+            let mut m = seed.clone();
+            m[at] = with;
+            all.push(m);
+        }
+        all.push(seed);
+    }
+    all
+}
+
+/// The scanner gives the oracle's answer on every input: the same end, or the same
+/// error (kind and offset); `value_end` likewise from every start.
+#[test]
+fn scanner_agrees_with_the_naive_oracle() {
+    let mut accepted = 0;
+    for input in inputs() {
+        for depth in [DEFAULT_MAX_DEPTH, 3, 0] {
+            let want = naive::validate(&input, depth as usize);
+            let got = text(&input, depth, &mut Ignore).map(|(_, end)| end);
+            assert_eq!(
+                got,
+                want,
+                "{:?}",
+                std::string::String::from_utf8_lossy(&input)
+            );
+            accepted += want.is_ok() as usize;
+        }
+        if input.len() <= 300 {
+            for i in 0..input.len() {
+                assert_eq!(
+                    value_end(&input, i, DEFAULT_MAX_DEPTH),
+                    naive::value_end(&input, skip_ws(&input, i), DEFAULT_MAX_DEPTH as usize),
+                    "{input:?} from {i}"
+                );
+            }
+        }
+    }
+    // At least every own seed (all valid); with the corpus, a thousand and more.
+    let least = if crate::test_corpus::corpus().is_some() {
+        1000
+    } else {
+        13
+    };
+    assert!(accepted >= least, "{accepted} accepted, fewer than {least}");
+}
+
+/// One member (its key's span) or element, and its value's span, as reported.
+type Reported = (Option<(usize, usize)>, usize, usize);
+
+/// Records what the walk reports; an element starts after the `[` or `,` before it.
+struct Spans<'i> {
+    input: &'i [u8],
+    next: usize,
+    pending: Option<(usize, usize, usize)>,
+    all: Vec<Reported>,
+}
+
+impl Visit for Spans<'_> {
+    fn known_key(&mut self, _: usize) -> usize {
+        0
+    }
+    fn key(&mut self, key: usize, key_end: usize, value: usize) {
+        self.pending = Some((key, key_end, value));
+    }
+    fn end(&mut self, end: usize) {
+        self.all.push(match self.pending.take() {
+            Some((key, key_end, value)) => (Some((key, key_end)), value, end),
+            None => (None, self.next, end),
+        });
+        self.next = skip_ws(self.input, skip_ws(self.input, end) + 1);
+    }
+}
+
+/// What the walk reports of the outermost container: every member or element, spans
+/// as the trusted reader of `RawJson` finds them.
+#[test]
+fn visit_reports_the_outermost_members_and_elements() {
+    let mut checked = 0;
+    for input in inputs() {
+        let start = skip_ws(&input, 0);
+        let mut spans = Spans {
+            input: &input,
+            next: skip_ws(&input, start + 1),
+            pending: None,
+            all: Vec::new(),
+        };
+        let Ok((start, end)) = text(&input, DEFAULT_MAX_DEPTH, &mut spans) else {
+            continue;
+        };
+        let value = crate::RawJson::new(&input[start..end]).unwrap();
+        let at = |s: &[u8]| s.as_ptr() as usize - input.as_ptr() as usize;
+        let span =
+            |v: crate::RawJson<'_>| (at(v.as_bytes()), at(v.as_bytes()) + v.as_bytes().len());
+        let want: Vec<Reported> = match input[start] {
+            b'{' => value
+                .members()
+                .map(|(k, v)| {
+                    let key = at(k.as_raw()) - 1;
+                    let (from, to) = span(v);
+                    (Some((key, key + k.as_raw().len() + 2)), from, to)
+                })
+                .collect(),
+            b'[' => value
+                .elements()
+                .map(|v| {
+                    let (from, to) = span(v);
+                    (None, from, to)
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        assert_eq!(spans.all, want, "{input:?}");
+        checked += want.len();
+    }
+    assert!(checked > 30, "{checked}");
+}
+
+/// The trusted skipper finds the same ends as the scanner, and on any input ends within
+/// it without panicking.
+#[test]
+fn trusted_skips_agree_and_never_run_past_the_end() {
+    for input in inputs() {
+        let start = skip_ws(&input, 0);
+        if let Ok((_, end)) = text(&input, DEFAULT_MAX_DEPTH, &mut Ignore) {
+            assert_eq!(skip_value_trusted(&input, start), end, "{input:?}");
+        }
+        if input.len() > 512 {
+            continue;
+        }
+        for i in 0..input.len() {
+            assert!(skip_value_trusted(&input, i) <= input.len());
+            if input[i] == b'"' {
+                assert!(skip_string_trusted(&input, i) <= input.len());
+            }
+        }
+    }
+}
+
+/// Nesting far past anything recursion could take costs no stack: the bit stack.
+#[test]
+fn deep_nesting_is_refused_or_walked_without_recursion() {
+    let deep: Vec<u8> = core::iter::repeat(b'[')
+        .take(100_000)
+        .chain(core::iter::repeat(b']').take(100_000))
+        .collect();
+    let e = validate(&deep, MAX_DEPTH_LIMIT).unwrap_err();
+    assert_eq!(
+        (e.kind, e.offset),
+        (ScanErrorKind::TooDeep, MAX_DEPTH_LIMIT as usize)
+    );
+    let ok: Vec<u8> = core::iter::repeat(b'[')
+        .take(1024)
+        .chain(core::iter::repeat(b']').take(1024))
+        .collect();
+    assert!(validate(&ok, MAX_DEPTH_LIMIT).is_ok());
+}
+
+#[test]
+fn depth_limit_is_exact() {
+    let mut buf = [0u8; 300];
+    for depth in [1usize, 127, 128, 129, 150] {
+        buf[..depth].fill(b'[');
+        buf[depth..2 * depth].fill(b']');
+        let r = validate(&buf[..2 * depth], 128);
+        assert_eq!(r.is_ok(), depth <= 128, "depth {depth}");
+    }
+    assert!(validate(b"[[1]]", 2).is_ok());
+    assert_eq!(
+        validate(b"[[1]]", 1).unwrap_err().kind,
+        ScanErrorKind::TooDeep
+    );
+}

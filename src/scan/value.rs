@@ -1,0 +1,206 @@
+//! The walk: one JSON value, its containers and separators, without recursion.
+//!
+//! Nesting lives in a bit stack (one bit per open container, 1 for an object) of
+//! [`MAX_DEPTH_LIMIT`] bits on the stack of [`value`]; the kind of the innermost open
+//! container is kept in a register. Strings and numbers are scanned by their own files;
+//! literals here.
+
+use super::number::number;
+use super::string::string;
+use super::{byte_at, error_at, skip_ws, ScanError, ScanErrorKind, MAX_DEPTH_LIMIT};
+
+/// What the walk reports of the outermost container it scans, as it passes: how the
+/// envelope reads a message in the same pass that validates it. Offsets are into the
+/// scanned slice; nothing is reported for a value that is not a container, nor for
+/// anything inside its members or elements. The walk keeps no state for it.
+pub(crate) trait Visit {
+    /// At the opening quote `i` of a key of the outermost object (the walk has seen the
+    /// `"`): the offset just past
+    /// the colon after it, when the bytes from `i` are exactly a key and colon that
+    /// this visitor knows (plain ASCII letters, so valid JSON, which the walk then does
+    /// not read again) and it has taken that member as begun; otherwise 0, and the walk
+    /// reads the key and calls [`key`](Self::key).
+    fn known_key(&mut self, i: usize) -> usize;
+    /// A member of the outermost object begins: its key at `key..key_end` (quotes
+    /// included), its value at `value` (after the colon and any whitespace).
+    fn key(&mut self, key: usize, key_end: usize, value: usize);
+    /// The member or element of the outermost container that began last (for an
+    /// element: right after the `[` or `,` and any whitespace) ends at `end`.
+    fn end(&mut self, end: usize);
+}
+
+/// A [`Visit`] that looks at nothing: plain validation.
+pub(crate) struct Ignore;
+
+impl Visit for Ignore {
+    #[inline(always)]
+    fn known_key(&mut self, _: usize) -> usize {
+        0
+    }
+    #[inline(always)]
+    fn key(&mut self, _: usize, _: usize, _: usize) {}
+    #[inline(always)]
+    fn end(&mut self, _: usize) {}
+}
+
+const WORDS: usize = (MAX_DEPTH_LIMIT / 32) as usize;
+
+/// Scans the value that starts exactly at `i` (no leading whitespace), with at most
+/// `max_depth` containers open at once (clamped to [`MAX_DEPTH_LIMIT`]). Returns the
+/// offset after the value; bytes after it are not looked at.
+// Out of line: its bit stack (128 bytes) is off the stack again before the caller goes
+// on to read what it scanned.
+#[inline(never)]
+pub(crate) fn value(
+    b: &[u8],
+    mut i: usize,
+    max_depth: u16,
+    visit: &mut dyn Visit,
+) -> Result<usize, ScanError> {
+    let max_depth = max_depth.min(MAX_DEPTH_LIMIT) as usize;
+    // A level's bit is set before it is read, so the words may start as anything:
+    // zeros on the fast build (eight vector stores), and on the compact one a value
+    // known only at run time, a short store loop where zeros were a call to `memset`
+    // (174 bytes of flash on a Cortex-M).
+    let fill = if super::FAST_PATHS {
+        0
+    } else {
+        max_depth as u32
+    };
+    let mut words = [fill; WORDS];
+    // Open containers, and the kind of the innermost one.
+    let mut open: usize = 0;
+    let mut in_object = false;
+    loop {
+        // Here a value starts at `i`, after its key when it is a member (the walk comes
+        // here in an object only after its `{` or a `,`).
+        if in_object {
+            i = member(b, i, open, visit)?;
+        }
+        match byte_at(b, i) {
+            c @ (b'{' | b'[') => {
+                if open >= max_depth {
+                    return Err(ScanError {
+                        kind: ScanErrorKind::TooDeep,
+                        offset: i,
+                    });
+                }
+                let is_object = c == b'{';
+                if let Some(word) = words.get_mut(open / 32) {
+                    let bit = 1 << (open % 32);
+                    if is_object {
+                        *word |= bit;
+                    } else {
+                        *word &= !bit;
+                    }
+                }
+                open += 1;
+                in_object = is_object;
+                i = skip_ws(b, i + 1);
+                // `}` and `]` are two past their openers.
+                if byte_at(b, i) != c + 2 {
+                    continue;
+                }
+                // Empty: closed at once.
+                i += 1;
+                open -= 1;
+                in_object = is_object_at(&words, open);
+            }
+            b'"' => i = string(b, i)?,
+            b'-' | b'0'..=b'9' => i = number(b, i)?,
+            b't' => i = literal(b, i, b"true")?,
+            b'f' => i = literal(b, i, b"false")?,
+            b'n' => i = literal(b, i, b"null")?,
+            _ => return Err(error_at(b, ScanErrorKind::UnexpectedByte, i)),
+        }
+        // Here a value just ended at `i`: separators and closers, until a value starts
+        // again or the outermost one ends.
+        loop {
+            if open <= 1 {
+                if open == 0 {
+                    return Ok(i);
+                }
+                visit.end(i);
+            }
+            i = skip_ws(b, i);
+            match byte_at(b, i) {
+                b',' => {
+                    i = skip_ws(b, i + 1);
+                    break;
+                }
+                b'}' if in_object => {}
+                b']' if !in_object => {}
+                _ => return Err(error_at(b, ScanErrorKind::UnexpectedByte, i)),
+            }
+            i += 1;
+            open -= 1;
+            in_object = is_object_at(&words, open);
+        }
+    }
+}
+
+/// Whether the innermost of `open` open containers is an object (`false` when none
+/// is open).
+#[inline(always)]
+fn is_object_at(words: &[u32; WORDS], open: usize) -> bool {
+    let level = open.wrapping_sub(1);
+    words
+        .get(level / 32)
+        .is_some_and(|w| w & (1 << (level % 32)) != 0)
+}
+
+/// The key and colon of a member, the key's opening quote expected at `i`, inside
+/// `open` containers: the offset of the value after the colon (whitespace skipped).
+/// The members of the outermost object are reported to `visit`.
+// Inlined into the walk on the fast build; one out-of-line copy on the compact one.
+#[cfg_attr(jsonrpc_slice_fast, inline(always))]
+#[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
+fn member(b: &[u8], i: usize, open: usize, visit: &mut dyn Visit) -> Result<usize, ScanError> {
+    if open != 1 || byte_at(b, i) != b'"' {
+        return Ok(key_colon(b, i)?.2);
+    }
+    // The compact build reads every key the general way (flash).
+    let known = if super::FAST_PATHS {
+        visit.known_key(i)
+    } else {
+        0
+    };
+    if known != 0 {
+        return Ok(skip_ws(b, known));
+    }
+    let (key, key_end, value) = key_colon(b, i)?;
+    visit.key(key, key_end, value);
+    Ok(value)
+}
+
+/// An object key and its colon, the key's opening quote expected at `i`: where the key
+/// starts and ends, and the offset of the value after the colon (whitespace skipped).
+#[inline(always)]
+fn key_colon(b: &[u8], i: usize) -> Result<(usize, usize, usize), ScanError> {
+    if byte_at(b, i) != b'"' {
+        return Err(error_at(b, ScanErrorKind::UnexpectedByte, i));
+    }
+    let key_end = string(b, i)?;
+    let mut colon = key_end;
+    if byte_at(b, colon) != b':' {
+        colon = skip_ws(b, colon);
+        if byte_at(b, colon) != b':' {
+            return Err(error_at(b, ScanErrorKind::UnexpectedByte, colon));
+        }
+    }
+    Ok((i, key_end, skip_ws(b, colon + 1)))
+}
+
+/// Checks the literal `lit` (`true`, `false` or `null`) at `i`; returns the offset
+/// after it.
+// Inlined into the walk on the fast build; one out-of-line copy on the compact one.
+#[cfg_attr(jsonrpc_slice_fast, inline(always))]
+#[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
+fn literal(b: &[u8], i: usize, lit: &'static [u8]) -> Result<usize, ScanError> {
+    for (k, &want) in lit.iter().enumerate() {
+        if byte_at(b, i + k) != want {
+            return Err(error_at(b, ScanErrorKind::UnexpectedByte, i + k));
+        }
+    }
+    Ok(i + lit.len())
+}
