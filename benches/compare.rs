@@ -5,7 +5,14 @@
 //! `method`, `id` and `params` (for 07, the response: `id` and `result`) as borrowed
 //! views. `benches/common/mod.rs` has the jobs and says how each baseline is written.
 //! Every iteration checks its digest, so nothing is optimised away and a broken job
-//! fails the bench. Then writing the reply `{"jsonrpc":"2.0","result":19,"id":1}`.
+//! fails the bench. The baselines are serde_json, sonic-rs, jsonrpsee-types and
+//! simd-json (whose job includes copying the message into its reused, padded buffer: it
+//! parses in place).
+//!
+//! Then the reply, end to end for everyone: parse message 01
+//! (`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`), look the method
+//! up, subtract the params, write `{"jsonrpc":"2.0","result":19,"id":1}` into a reused
+//! buffer (jsonrpc-slice: `Server::handle`).
 //!
 //! `cargo bench --bench compare` (criterion reports `compare/<stem>/<implementation>`
 //! and `compare/reply/<implementation>`). On a shared machine prefer the instruction
@@ -24,35 +31,29 @@ fn compare(c: &mut Criterion) {
     for m in &msgs {
         g.throughput(Throughput::Bytes(m.bytes.len() as u64));
         for imp in IMPLS {
-            let job = job(imp, m.response);
-            let want = job(&m.bytes);
+            let mut job = job(imp, m.response);
+            let want = common::expected(imp, m);
+            assert_eq!(job(&m.bytes), want, "{imp} on {}", m.stem);
             g.bench_with_input(BenchmarkId::new(&m.stem, imp), &m.bytes, |b, bytes| {
                 b.iter(|| assert_eq!(job(black_box(bytes)), want))
             });
         }
     }
 
-    // Writing the reply. jsonrpc-slice: the whole answer to 01 once parsed would mix in
-    // the handler; here, `Server::handle` of 01 with a handler that writes 19 (see
-    // benches/instructions.rs for the instruction count of the reply alone).
+    // The reply: message 01 answered end to end by each implementation.
     let reply = common::REPLY;
-    g.throughput(Throughput::Bytes(reply.len() as u64));
     let one = msgs
         .iter()
         .find(|m| m.stem.starts_with("01"))
         .expect("message 01");
-    let mut out = [0u8; 256];
-    g.bench_function(BenchmarkId::new("reply", "jsonrpc-slice"), |b| {
-        b.iter(|| {
-            let n = common::answer_19(black_box(&one.bytes), &mut out);
-            assert_eq!(n, reply.len());
-        })
-    });
-    for imp in ["serde_json", "sonic-rs", "jsonrpsee-types"] {
-        let job = reply_job(imp);
+    g.throughput(Throughput::Bytes(one.bytes.len() as u64));
+    for imp in IMPLS {
+        let mut job = reply_job(imp);
         let mut out = Vec::with_capacity(256);
+        let len = job(&one.bytes, &mut out);
+        common::check_reply(imp, &out[..len]);
         g.bench_function(BenchmarkId::new("reply", imp), |b| {
-            b.iter(|| assert_eq!(job(black_box(&mut out)), reply.len()))
+            b.iter(|| assert_eq!(job(black_box(&one.bytes), &mut out), reply.len()))
         });
     }
     g.finish();

@@ -1,25 +1,51 @@
 //! The instruction-count bench: one job, `N` times, inside one function that
-//! `benches/instructions.sh` has callgrind count (`--toggle-collect`), so the count
-//! divided by `N` is the instructions one message costs, start-up excluded.
+//! `benches/instructions.sh` and `benches/per_byte.sh` have callgrind count
+//! (`--toggle-collect`), so the count divided by `N` is the instructions one job costs,
+//! start-up and setup excluded.
 //!
 //! ```text
-//! instructions <implementation> <message stem> <N>   one message, N times
-//! instructions reply <implementation> <N>            writing {"jsonrpc":"2.0","result":19,"id":1}
-//! instructions handle <N>                            jsonrpc-slice: Server::handle of 01 (one-method table)
-//! instructions check                                 all implementations agree (what `cargo bench` runs)
+//! instructions <implementation> <message stem> <N>    one bench message, N times
+//! instructions reply <implementation> <N>             message 01 answered end to end
+//! instructions per-byte <job> <bytes> <N>             a scaling job (below), N times
+//! instructions check                                  all implementations agree (what `cargo bench` runs)
 //! ```
 //!
-//! Run `benches/instructions.sh` for the whole table.
+//! The reply job (every implementation): parse message 01
+//! (`{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`), look the method up,
+//! subtract the params, write `{"jsonrpc":"2.0","result":19,"id":1}` into a reused
+//! buffer (`benches/common/mod.rs` has each).
+//!
+//! The per-byte jobs, for a size of `bytes` (of the string):
+//!
+//! - `parse-ascii`: `envelope::parse` of
+//!   `{"jsonrpc":"2.0","method":"log","params":["<string>"],"id":1}` whose string is plain
+//!   printable ASCII (`a`–`z`, digits and spaces, no escape).
+//! - `parse-mixed`: the same with non-ASCII text: [`MIXED`] (French with accents, then
+//!   Japanese and Chinese; 2- and 3-byte UTF-8, no escape) repeated, cut at a character
+//!   boundary and filled up to the size with `.`.
+//! - `write-ascii`: `ResultWriter::str` of the plain ASCII string into a buffer (a
+//!   bare writer, `ResultWriter::new`: the string as a JSON value, no envelope).
+//! - `write-escaped`: the same with every 8th byte a newline (`abcdefg\n` repeated),
+//!   which the writer must write as `\n`.
+//!
+//! Run `benches/instructions.sh` for the table, `benches/per_byte.sh` for the per-byte
+//! slopes.
 
 mod common;
 
 use std::hint::black_box;
 
 use common::{job, messages, Job, ReplyJob};
+use jsonrpc_slice::ResultWriter;
+
+/// The non-ASCII text of `parse-mixed`: 124 bytes, 91 of them (73 %) non-ASCII: 8
+/// characters of 2 bytes (16 bytes), 25 of 3 bytes (75 bytes), and 33 ASCII bytes.
+pub const MIXED: &str =
+    "Déjà l'été: où sont les élèves français? 東京都の天気は晴れ、気温は二十度です。北京欢迎你。";
 
 /// Counted by callgrind: everything under this function, nothing else.
 #[inline(never)]
-fn measured_loop(job: Job, msg: &[u8], n: usize) -> u64 {
+fn measured_loop(job: &mut dyn FnMut(&[u8]) -> u64, msg: &[u8], n: usize) -> u64 {
     let mut acc = 0u64;
     for _ in 0..n {
         acc = acc.wrapping_add(job(black_box(msg)));
@@ -28,21 +54,68 @@ fn measured_loop(job: Job, msg: &[u8], n: usize) -> u64 {
 }
 
 #[inline(never)]
-fn measured_reply(job: ReplyJob, out: &mut Vec<u8>, n: usize) -> usize {
+fn measured_reply(job: &mut ReplyJobFn, msg: &[u8], out: &mut Vec<u8>, n: usize) -> usize {
     let mut acc = 0usize;
     for _ in 0..n {
-        acc = acc.wrapping_add(job(black_box(out)));
+        acc = acc.wrapping_add(job(black_box(msg), black_box(&mut *out)));
     }
     acc
 }
 
-#[inline(never)]
-fn measured_handle(msg: &[u8], out: &mut [u8], n: usize) -> usize {
-    let mut acc = 0usize;
-    for _ in 0..n {
-        acc = acc.wrapping_add(common::answer_19(black_box(msg), out));
+type ReplyJobFn = dyn FnMut(&[u8], &mut Vec<u8>) -> usize;
+
+/// A string of exactly `bytes` bytes: `pattern` repeated, cut at a character boundary,
+/// filled up with `.`.
+fn repeat_to(pattern: &str, bytes: usize) -> String {
+    let mut s = pattern.repeat(bytes / pattern.len() + 1);
+    let mut cut = bytes;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
     }
-    acc
+    s.truncate(cut);
+    while s.len() < bytes {
+        s.push('.');
+    }
+    s
+}
+
+/// The input and the job of a per-byte mode, and the digest each call must return.
+fn per_byte(what: &str, bytes: usize) -> (Vec<u8>, Job, u64) {
+    const ASCII: &str = "the quick brown fox jumps over 13 lazy dogs ";
+    let request = |text: &str| {
+        format!(r#"{{"jsonrpc":"2.0","method":"log","params":["{text}"],"id":1}}"#).into_bytes()
+    };
+    let write = |text: String| -> (Vec<u8>, Job, u64) {
+        // The writer's output, checked once against serde_json's.
+        let want = serde_json::to_vec(&text).unwrap();
+        let mut check = vec![0u8; 2 * text.len() + 64];
+        let mut w = ResultWriter::new(&mut check);
+        w.str(&text).unwrap();
+        assert_eq!(w.written(), &want[..]);
+        // The job writes its own copy of the text (a `&str`: no UTF-8 check counted),
+        // into a buffer of its own, reused.
+        let mut buf = vec![0u8; 2 * text.len() + 64];
+        let own = text.clone();
+        let job: Job = Box::new(move |_| {
+            let mut w = ResultWriter::new(&mut buf);
+            w.str(black_box(own.as_str())).unwrap();
+            w.written().len() as u64
+        });
+        (text.into_bytes(), job, want.len() as u64)
+    };
+    match what {
+        "parse-ascii" | "parse-mixed" => {
+            let text = repeat_to(if what == "parse-ascii" { ASCII } else { MIXED }, bytes);
+            let msg = request(&text);
+            // method "log" (3), an id, params `["…"]` (the string and 4 bytes).
+            let want = ((3u64) << 40) + (1 << 32) + (text.len() as u64 + 4);
+            assert_eq!(common::slice_request(&msg), want);
+            (msg, Box::new(common::slice_request), want)
+        }
+        "write-ascii" => write(repeat_to(ASCII, bytes)),
+        "write-escaped" => write(repeat_to("abcdefg\n", bytes)),
+        _ => panic!("unknown per-byte job {what}"),
+    }
 }
 
 fn main() {
@@ -57,30 +130,28 @@ fn main() {
     let n = |s: &str| s.parse::<usize>().expect("N");
     match args.as_slice() {
         ["reply", imp, count] => {
-            let mut out = Vec::with_capacity(256);
-            if *imp == "jsonrpc-slice" {
-                panic!("the jsonrpc-slice reply is `handle` minus the parse of 01");
-            }
-            let job = common::reply_job(imp);
-            assert_eq!(job(&mut out), common::REPLY.len());
-            let v = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).unwrap();
-            assert_eq!(v(&out), v(common::REPLY));
-            let total = measured_reply(job, &mut out, n(count));
-            assert_eq!(total, common::REPLY.len() * n(count));
-        }
-        ["handle", count] => {
             let msg = &one("01").bytes;
-            let mut out = [0u8; 256];
-            let len = common::answer_19(msg, &mut out);
-            assert_eq!(&out[..len], common::REPLY);
-            let total = measured_handle(msg, &mut out, n(count));
+            let mut out = Vec::with_capacity(256);
+            let mut job: ReplyJob = common::reply_job(imp);
+            let len = job(msg, &mut out);
+            common::check_reply(imp, &out[..len]);
+            let total = measured_reply(&mut *job, msg, &mut out, n(count));
             assert_eq!(total, common::REPLY.len() * n(count));
+            common::check_reply(imp, &out[..len]);
+        }
+        ["per-byte", what, bytes, count] => {
+            let (input, mut job, want) = per_byte(what, n(bytes));
+            assert_eq!(job(&input), want);
+            // `measured_loop` too: a copy of it under another name would be merged with it.
+            let total = measured_loop(&mut *job, &input, n(count));
+            assert_eq!(total, want.wrapping_mul(n(count) as u64));
         }
         [imp, stem, count] => {
             let m = one(stem);
-            let job = job(imp, m.response);
-            let want = job(&m.bytes);
-            let total = measured_loop(job, &m.bytes, n(count));
+            let mut job: Job = job(imp, m.response);
+            let want = common::expected(imp, m);
+            assert_eq!(job(&m.bytes), want, "{imp} on {stem}");
+            let total = measured_loop(&mut *job, &m.bytes, n(count));
             assert_eq!(total, want.wrapping_mul(n(count) as u64));
         }
         // `cargo bench` runs every bench target: check, and say how to get the table.

@@ -19,8 +19,27 @@
 //!   `serde_json::from_slice`, and `Notification<Option<&RawValue>>` when that fails (a
 //!   message without `id`); a batch as `Vec<&RawValue>` first, then each element; a
 //!   response as `Response<&RawValue>`.
+//! - `simd-json` (0.19): its tape. simd-json parses in place (it unescapes strings
+//!   inside the input), so the job first copies the message into a reused buffer,
+//!   preallocated and padded with `simd_json::INPUT_PADDING` bytes; the copy is part of
+//!   the job, as a user with a `&[u8]` must make it too. `fill_tape_padded` then fills a
+//!   reused `Tape` with reused `Buffers` (no allocation once warm, and no second copy:
+//!   `fill_tape` and `to_tape` copy the input again into an aligned buffer of their
+//!   own), and the job walks the tape's nodes for the envelope's members (`Tape::0` and
+//!   `Node` are public; the `Object` API does the same walk, but hides a value's node
+//!   count). `params` and `result` are views into the tape (a node slice), not raw text:
+//!   simd-json has no raw-value type. So its digest counts the nodes of `params`
+//!   (`result`) where the others count bytes, and `check_agreement` checks it against
+//!   the same count taken from a `serde_json::Value` of the message. This was the
+//!   cheapest way tried (callgrind, 01 / 06, instructions per message): this job
+//!   1,806 / 14,783; `simd_json::to_tape` of a copy (allocates a tape and copies
+//!   again) 3,990 / 19,067; `simd_json::serde::from_slice_with_buffers` into a borrowed
+//!   struct (`&str` fields; `params` and `id` as `BorrowedValue`, as simd-json has no
+//!   raw value) 2,714 / 22,829. CPU features: simd-json is built with its default
+//!   `runtime-detection`: under std it picks AVX2 (this machine), else SSE4.2, else a
+//!   portable path, at run time, whatever `-C target-cpu` says.
 //!
-//! The `serde_json` and `sonic-rs` batch jobs take the happy path (one `Vec` of structs):
+//! The `serde_json`, `sonic-rs` and `simd-json` batch jobs take the happy path (one `Vec` of structs):
 //! one element that is not a valid request fails the whole batch, where JSON-RPC wants
 //! one error per element. That is less work than the spec asks, and in their favour.
 
@@ -34,10 +53,20 @@ use jsonrpc_slice::envelope::{self, Call, Envelope, Outcome, ResponseMessage};
 use jsonrpc_slice::{demo, method_table, Limits, Params, ResultWriter, RpcError, Server};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
+use simd_json::{Node, StaticNode, Tape};
 use sonic_rs::LazyValue;
 
 /// The implementations compared, in table order.
-pub const IMPLS: [&str; 4] = ["jsonrpc-slice", "serde_json", "sonic-rs", "jsonrpsee-types"];
+pub const IMPLS: [&str; 5] = [
+    "jsonrpc-slice",
+    "serde_json",
+    "sonic-rs",
+    "jsonrpsee-types",
+    "simd-json",
+];
+
+/// The baselines, in table order.
+pub const BASELINES: [&str; 4] = ["serde_json", "sonic-rs", "jsonrpsee-types", "simd-json"];
 
 /// The demo server the end-to-end benches use.
 pub static SERVER: Server<()> = Server::new(demo::TABLE);
@@ -92,8 +121,9 @@ fn is_response(bytes: &[u8]) -> bool {
     }
 }
 
-/// A job: one message in, a digest of what was recognised out.
-pub type Job = fn(&[u8]) -> u64;
+/// A job: one message in, a digest of what was recognised out. A closure, as simd-json's
+/// job keeps its buffers from call to call.
+pub type Job = Box<dyn FnMut(&[u8]) -> u64>;
 
 /// The digest of one recognised call: the lengths of the views, and a count of ids.
 #[inline(always)]
@@ -105,26 +135,48 @@ fn digest(method: usize, id: bool, params: usize) -> u64 {
 /// response message.
 pub fn job(implementation: &str, response: bool) -> Job {
     match (implementation, response) {
-        ("jsonrpc-slice", false) => slice_request,
-        ("jsonrpc-slice", true) => slice_response,
-        ("serde_json", false) => serde_request,
-        ("serde_json", true) => serde_response,
-        ("sonic-rs", false) => sonic_request,
-        ("sonic-rs", true) => sonic_response,
-        ("jsonrpsee-types", false) => jsonrpsee_request,
-        ("jsonrpsee-types", true) => jsonrpsee_response,
+        ("jsonrpc-slice", false) => Box::new(slice_request),
+        ("jsonrpc-slice", true) => Box::new(slice_response),
+        ("serde_json", false) => Box::new(serde_request),
+        ("serde_json", true) => Box::new(serde_response),
+        ("sonic-rs", false) => Box::new(sonic_request),
+        ("sonic-rs", true) => Box::new(sonic_response),
+        ("jsonrpsee-types", false) => Box::new(jsonrpsee_request),
+        ("jsonrpsee-types", true) => Box::new(jsonrpsee_response),
+        ("simd-json", response) => {
+            let mut s = SimdJson::new();
+            if response {
+                Box::new(move |msg| s.response(msg))
+            } else {
+                Box::new(move |msg| s.request(msg))
+            }
+        }
         _ => panic!("unknown implementation {implementation}"),
+    }
+}
+
+/// What a job of `implementation` must return for `m` (setup only): jsonrpc-slice's
+/// digest, or for simd-json the same with node counts for `params`/`result`, taken from
+/// a `serde_json::Value`.
+pub fn expected(implementation: &str, m: &Message) -> u64 {
+    if implementation == "simd-json" {
+        tape_digest(&m.bytes, m.response)
+    } else {
+        job("jsonrpc-slice", m.response)(&m.bytes)
     }
 }
 
 /// Runs every implementation on every message once and checks that they agree.
 pub fn check_agreement(messages: &[Message]) {
     for m in messages {
-        let want = job("jsonrpc-slice", m.response)(&m.bytes);
-        assert_ne!(want, 0, "{}", m.stem);
         for imp in IMPLS {
-            let got = job(imp, m.response)(&m.bytes);
-            assert_eq!(got, want, "{imp} disagrees on {}", m.stem);
+            let want = expected(imp, m);
+            assert_ne!(want, 0, "{}", m.stem);
+            let mut job = job(imp, m.response);
+            // Twice: simd-json's second call runs on warm buffers.
+            for _ in 0..2 {
+                assert_eq!(job(&m.bytes), want, "{imp} disagrees on {}", m.stem);
+            }
         }
     }
 }
@@ -329,63 +381,367 @@ pub fn jsonrpsee_response(msg: &[u8]) -> u64 {
     }
 }
 
-// ---- writing the reply {"jsonrpc":"2.0","result":19,"id":1} ---------------------------
+// ---- simd-json -----------------------------------------------------------------------
 
-/// The reply every bench writes for a call.
-pub const REPLY: &[u8] = br#"{"jsonrpc":"2.0","result":19,"id":1}"#;
-
-#[derive(Serialize)]
-struct SerdeReply {
-    jsonrpc: &'static str,
-    result: i64,
-    id: u64,
+/// Nodes of a value on simd-json's tape: 1 for a scalar or a string, the container's own
+/// node plus everything inside it for an array or an object (keys are nodes too).
+#[inline(always)]
+fn tape_len(node: &Node<'_>) -> usize {
+    match *node {
+        Node::Object { count, .. } | Node::Array { count, .. } => count + 1,
+        _ => 1,
+    }
 }
 
-const SERDE_REPLY: SerdeReply = SerdeReply {
-    jsonrpc: "2.0",
-    result: 19,
-    id: 1,
-};
+/// The same count from a `serde_json::Value` (setup only: `check_agreement`).
+fn value_nodes(v: &serde_json::Value) -> usize {
+    match v {
+        serde_json::Value::Array(a) => 1 + a.iter().map(value_nodes).sum::<usize>(),
+        serde_json::Value::Object(o) => 1 + o.values().map(|v| 1 + value_nodes(v)).sum::<usize>(),
+        _ => 1,
+    }
+}
 
-/// A reply writer: the reply for result 19, id 1, into `out` (cleared first, its
-/// capacity reused); returns the length written.
-pub type ReplyJob = fn(&mut Vec<u8>) -> usize;
+/// What simd-json's job must return for `bytes` (setup only).
+fn tape_digest(bytes: &[u8], response: bool) -> u64 {
+    let v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+    let one = |v: &serde_json::Value| {
+        if response {
+            digest(0, true, v.get("result").map_or(0, value_nodes))
+        } else {
+            let method = v["method"].as_str().unwrap().len();
+            digest(
+                method,
+                v.get("id").is_some(),
+                v.get("params").map_or(0, value_nodes),
+            )
+        }
+    };
+    match &v {
+        serde_json::Value::Array(a) => a.iter().map(one).sum(),
+        v => one(v),
+    }
+}
+
+/// simd-json's reused state: the padded copy of the message, the parser's buffers and
+/// the tape (kept between calls with its lifetime reset).
+pub struct SimdJson {
+    input: Vec<u8>,
+    buffers: simd_json::Buffers,
+    tape: Option<Tape<'static>>,
+}
+
+/// The largest message the preallocated buffers are sized for (they grow past it).
+const SIMD_PREALLOCATED: usize = 128 * 1024;
+
+impl SimdJson {
+    pub fn new() -> Self {
+        Self {
+            input: Vec::with_capacity(SIMD_PREALLOCATED + simd_json::INPUT_PADDING),
+            buffers: simd_json::Buffers::new(SIMD_PREALLOCATED),
+            tape: Some(Tape::null()),
+        }
+    }
+
+    /// Copies `msg` into the padded input, parses it onto the tape and hands the tape's
+    /// nodes to `walk`.
+    #[inline(always)]
+    fn with_tape<R>(&mut self, msg: &[u8], walk: impl FnOnce(&[Node<'_>]) -> R) -> R {
+        self.input.clear();
+        self.input.extend_from_slice(msg);
+        self.input.resize(msg.len() + simd_json::INPUT_PADDING, 0);
+        let mut tape = self.tape.take().unwrap_or_else(Tape::null).reset();
+        simd_json::fill_tape_padded(&mut self.input, msg.len(), &mut self.buffers, &mut tape)
+            .unwrap();
+        let r = walk(&tape.0);
+        self.tape = Some(tape.reset());
+        r
+    }
+
+    pub fn request(&mut self, msg: &[u8]) -> u64 {
+        self.with_tape(msg, |nodes| match nodes.first() {
+            Some(Node::Array { len, .. }) => {
+                let mut at = 1;
+                let mut sum = 0;
+                for _ in 0..*len {
+                    let call = &nodes[at..];
+                    sum += simd_call(call);
+                    at += tape_len(&call[0]);
+                }
+                sum
+            }
+            _ => simd_call(nodes),
+        })
+    }
+
+    pub fn response(&mut self, msg: &[u8]) -> u64 {
+        self.with_tape(msg, |nodes| {
+            let (mut version, mut id, mut result, mut error) = (false, false, None, false);
+            for (key, value) in members(nodes) {
+                match key {
+                    "jsonrpc" => version = matches!(value[0], Node::String("2.0")),
+                    "id" => id = true,
+                    "result" => result = Some(value.len()),
+                    "error" => error = true,
+                    _ => {}
+                }
+            }
+            assert!(version && id, "not a response");
+            match (result, error) {
+                (Some(n), false) => digest(0, true, n),
+                (None, true) => digest(0, true, 0),
+                _ => panic!("not a response"),
+            }
+        })
+    }
+}
+
+impl Default for SimdJson {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The members of the object starting at `nodes[0]`: each key, and its value's nodes.
+#[inline(always)]
+fn members<'t, 'i>(nodes: &'t [Node<'i>]) -> impl Iterator<Item = (&'i str, &'t [Node<'i>])> {
+    let Some(&Node::Object { len, .. }) = nodes.first() else {
+        panic!("not an object");
+    };
+    let mut at = 1;
+    (0..len).map(move |_| {
+        let Node::String(key) = nodes[at] else {
+            panic!("a key that is not a string");
+        };
+        let n = tape_len(&nodes[at + 1]);
+        let value = &nodes[at + 1..at + 1 + n];
+        at += 1 + n;
+        (key, value)
+    })
+}
+
+/// One call on the tape: the digest of its method, id and params.
+#[inline(always)]
+fn simd_call(nodes: &[Node<'_>]) -> u64 {
+    let (mut version, mut method, mut id, mut params) = (false, None, false, 0);
+    for (key, value) in members(nodes) {
+        match key {
+            "jsonrpc" => version = matches!(value[0], Node::String("2.0")),
+            "method" => match value[0] {
+                Node::String(m) => method = Some(m.len()),
+                _ => panic!("method is not a string"),
+            },
+            "id" => id = true,
+            "params" => {
+                assert!(matches!(value[0], Node::Array { .. } | Node::Object { .. }));
+                params = value.len();
+            }
+            _ => {}
+        }
+    }
+    assert!(version, "not JSON-RPC 2.0");
+    digest(method.expect("a method"), id, params)
+}
+
+// ---- answering 01: parse, dispatch, handle, write ------------------------------------
+//
+// The reply row: every implementation does the whole job of a server for request 01,
+// `{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}`: parse the request,
+// look the method up, run the handler (subtract the two params), write
+// `{"jsonrpc":"2.0","result":19,"id":1}` into a reused buffer. The method is looked up
+// with a `match` on its name (one method; an unknown one is an error). Params are read
+// the way each crate reads them: serde_json and sonic-rs take a raw view in the request
+// struct, then deserialize it as `(i64, i64)` once the method is known (what a
+// dispatching server must do); jsonrpsee-types through its `Params::parse`; simd-json
+// from its tape; jsonrpc-slice with `Params::nth` and `RawJson::as_i64`. The id is
+// echoed as received (a raw view, or the tape's node).
+
+/// The reply every implementation writes for message 01.
+pub const REPLY: &[u8] = br#"{"jsonrpc":"2.0","result":19,"id":1}"#;
+
+/// Checks a reply job's output (setup only): the same JSON value as [`REPLY`], and as
+/// many bytes (jsonrpsee-types writes `id` before `result`).
+pub fn check_reply(implementation: &str, written: &[u8]) {
+    let v = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).unwrap();
+    assert_eq!(written.len(), REPLY.len(), "{implementation}");
+    assert_eq!(v(written), v(REPLY), "{implementation}");
+}
+
+/// A reply job: a request in, the reply written into `out` (a reused buffer: cleared,
+/// or for jsonrpc-slice sized once and written over); returns the reply's length, the
+/// reply being `out[..length]`.
+pub type ReplyJob = Box<dyn FnMut(&[u8], &mut Vec<u8>) -> usize>;
+
+/// The handler every implementation calls.
+#[inline(never)]
+fn subtract(a: i64, b: i64) -> i64 {
+    a.wrapping_sub(b)
+}
+
+#[derive(Serialize)]
+struct SerdeReply<'a> {
+    jsonrpc: &'static str,
+    result: i64,
+    id: &'a RawValue,
+}
+
+#[derive(Serialize)]
+struct SonicReply<'a> {
+    jsonrpc: &'static str,
+    result: i64,
+    id: LazyValue<'a>,
+}
+
+/// An id as simd-json's tape holds it, serialised back as it came (numbers and strings;
+/// `null` for a notification is not answered, and 01 has id 1).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum SimdId<'a> {
+    Signed(i64),
+    Unsigned(u64),
+    Str(&'a str),
+}
+
+#[derive(Serialize)]
+struct SimdReply<'a> {
+    jsonrpc: &'static str,
+    result: i64,
+    id: SimdId<'a>,
+}
 
 pub fn reply_job(implementation: &str) -> ReplyJob {
     match implementation {
-        "serde_json" => |out| {
+        "jsonrpc-slice" => Box::new(|msg, out| {
+            if out.len() < 256 {
+                out.resize(256, 0);
+            }
+            ANSWER.handle(&mut (), msg, out).unwrap().len()
+        }),
+        "serde_json" => Box::new(|msg, out| {
+            let req: SerdeRequest<'_> = serde_json::from_slice(msg).unwrap();
+            assert!(req.jsonrpc == "2.0");
+            let result = match &*req.method {
+                "subtract" => {
+                    let params = req.params.expect("params");
+                    let (a, b): (i64, i64) = serde_json::from_str(params.get()).unwrap();
+                    subtract(a, b)
+                }
+                m => panic!("unknown method {m}"),
+            };
+            let id = req.id.expect("a request");
             out.clear();
-            serde_json::to_writer(&mut *out, &SERDE_REPLY).unwrap();
+            let reply = SerdeReply {
+                jsonrpc: "2.0",
+                result,
+                id,
+            };
+            serde_json::to_writer(&mut *out, &reply).unwrap();
             out.len()
-        },
-        "sonic-rs" => |out| {
+        }),
+        "sonic-rs" => Box::new(|msg, out| {
+            let req: SonicRequest<'_> = sonic_rs::from_slice(msg).unwrap();
+            assert!(req.jsonrpc == "2.0");
+            let result = match &*req.method {
+                "subtract" => {
+                    let params = req.params.as_ref().expect("params");
+                    let (a, b): (i64, i64) = sonic_rs::from_str(params.as_raw_str()).unwrap();
+                    subtract(a, b)
+                }
+                m => panic!("unknown method {m}"),
+            };
+            let id = req.id.expect("a request");
             out.clear();
-            sonic_rs::to_writer(&mut *out, &SERDE_REPLY).unwrap();
+            let reply = SonicReply {
+                jsonrpc: "2.0",
+                result,
+                id,
+            };
+            sonic_rs::to_writer(&mut *out, &reply).unwrap();
             out.len()
-        },
-        "jsonrpsee-types" => |out| {
-            use jsonrpsee_types::{Id, Response, ResponsePayload};
+        }),
+        "jsonrpsee-types" => Box::new(|msg, out| {
+            use jsonrpsee_types::{Request, Response, ResponsePayload};
+            let req: Request<'_> = serde_json::from_slice(msg).unwrap();
+            let result = match &*req.method {
+                "subtract" => {
+                    let (a, b): (i64, i64) = req.params().parse().unwrap();
+                    subtract(a, b)
+                }
+                m => panic!("unknown method {m}"),
+            };
             out.clear();
-            let r = Response::new(ResponsePayload::success(19i64), Id::Number(1));
-            serde_json::to_writer(&mut *out, &r).unwrap();
+            let reply = Response::new(ResponsePayload::success(result), req.id);
+            serde_json::to_writer(&mut *out, &reply).unwrap();
             out.len()
-        },
+        }),
+        "simd-json" => {
+            let mut s = SimdJson::new();
+            Box::new(move |msg, out| {
+                s.with_tape(msg, |nodes| {
+                    let (mut version, mut method, mut params, mut id) = (false, "", None, None);
+                    for (key, value) in members(nodes) {
+                        match (key, value[0]) {
+                            ("jsonrpc", Node::String(v)) => version = v == "2.0",
+                            ("method", Node::String(m)) => method = m,
+                            ("params", _) => params = Some(value),
+                            ("id", Node::Static(StaticNode::I64(n))) => {
+                                id = Some(SimdId::Signed(n))
+                            }
+                            ("id", Node::Static(StaticNode::U64(n))) => {
+                                id = Some(SimdId::Unsigned(n))
+                            }
+                            ("id", Node::String(s)) => id = Some(SimdId::Str(s)),
+                            (key, _) => panic!("unexpected member {key}"),
+                        }
+                    }
+                    assert!(version);
+                    let result = match method {
+                        "subtract" => match params.expect("params") {
+                            [Node::Array { len: 2, .. }, Node::Static(a), Node::Static(b)] => {
+                                subtract(tape_i64(a), tape_i64(b))
+                            }
+                            _ => panic!("subtract takes two integers"),
+                        },
+                        m => panic!("unknown method {m}"),
+                    };
+                    out.clear();
+                    let reply = SimdReply {
+                        jsonrpc: "2.0",
+                        result,
+                        id: id.expect("a request"),
+                    };
+                    simd_json::serde::to_writer(&mut *out, &reply).unwrap();
+                    out.len()
+                })
+            })
+        }
         _ => panic!("no reply job for {implementation}"),
     }
 }
 
-fn nineteen<'p>(_: &mut (), _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
-    Ok(out.i64(19)?)
-}
-
-/// The reply row's server: one method, whose handler writes the result `19` without
-/// reading its params, so that `handle` minus `parse` of message 01 is dispatch plus
-/// writing the reply.
-pub static ANSWER: Server<()> = Server::new(method_table! { "subtract" => nineteen });
-
-/// Message 01 through [`ANSWER`]: parse, dispatch, write
-/// `{"jsonrpc":"2.0","result":19,"id":1}`. Returns the reply's length.
+/// An integer on simd-json's tape (`I64` or `U64`).
 #[inline(always)]
-pub fn answer_19(msg: &[u8], out: &mut [u8]) -> usize {
-    ANSWER.handle(&mut (), msg, out).unwrap().len()
+fn tape_i64(n: &StaticNode) -> i64 {
+    match *n {
+        StaticNode::I64(n) => n,
+        StaticNode::U64(n) => i64::try_from(n).expect("an i64"),
+        _ => panic!("not an integer"),
+    }
 }
+
+/// jsonrpc-slice's handler: reads the two params, subtracts, writes the result.
+fn subtract_params<'p>(
+    _: &mut (),
+    params: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let a = params.nth(0).and_then(|v| v.as_i64());
+    let b = params.nth(1).and_then(|v| v.as_i64());
+    let (Some(a), Some(b)) = (a, b) else {
+        return Err(RpcError::invalid_params());
+    };
+    Ok(out.i64(subtract(a, b))?)
+}
+
+/// The reply row's server: one method, `subtract`.
+pub static ANSWER: Server<()> = Server::new(method_table! { "subtract" => subtract_params });
