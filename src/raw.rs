@@ -208,6 +208,16 @@ pub(crate) struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    /// A cursor whose next item starts at `i` (`b.len()`: none).
+    pub(crate) fn at(b: &'a [u8], i: usize) -> Self {
+        Cursor { b, i }
+    }
+
+    /// Where the next item starts (`b.len()` once there is none).
+    pub(crate) fn position(&self) -> usize {
+        self.i
+    }
+
     fn open(b: &'a [u8], opener: u8) -> Self {
         let mut c = Cursor { b, i: b.len() };
         if b.first() == Some(&opener) {

@@ -6,7 +6,7 @@ use super::members::Slots;
 use super::Top;
 use crate::error::InvalidRequest;
 use crate::limits::Limits;
-use crate::raw::{skip_trusted, RawJson};
+use crate::raw::{skip_trusted, Cursor, Kind, RawJson};
 use crate::scan::{byte_at, skip_ws, Visit, FAST_PATHS};
 
 /// The elements of a validated batch, read one at a time with the trusted skipper: an
@@ -30,25 +30,32 @@ impl core::fmt::Debug for BatchElements<'_> {
     }
 }
 
-impl<'a> Iterator for BatchElements<'a> {
-    type Item = Option<Slots<'a>>;
-
-    fn next(&mut self) -> Option<Option<Slots<'a>>> {
+impl<'a> BatchElements<'a> {
+    /// Reads the next element: `Some(true)` when it is an object (its envelope members
+    /// recorded into `slots`, which start empty), `Some(false)` when it is not, `None`
+    /// after the last one.
+    pub(super) fn next_into(&mut self, slots: &mut Slots<'a>) -> Option<bool> {
         let (batch, start) = (self.batch, self.pos);
         if start >= batch.len() || byte_at(batch, start) == b']' {
             return None;
         }
-        let mut slots = Slots::default();
+        if !FAST_PATHS {
+            // The compact build walks the batch as any array, and reads the members as
+            // any object's (flash).
+            let mut cursor = Cursor::at(batch, start);
+            let element = cursor.take_value()?;
+            self.pos = cursor.position();
+            let object = element.kind() == Kind::Object;
+            if object {
+                slots.read_members(element);
+            }
+            return Some(object);
+        }
         let (object, end) = if byte_at(batch, start) != b'{' {
             (false, skip_trusted(batch, start))
-        } else if FAST_PATHS {
+        } else {
             // The envelope keys a word at a time (see `Slots::read`).
             (true, slots.read(batch, start))
-        } else {
-            // The compact build reads the members as any object's (flash).
-            let end = skip_trusted(batch, start);
-            slots = Slots::of(RawJson::trusted(batch.get(start..end).unwrap_or(&[])));
-            (true, end)
         };
         let next = skip_ws(batch, end);
         self.pos = if byte_at(batch, next) == b',' {
@@ -56,15 +63,8 @@ impl<'a> Iterator for BatchElements<'a> {
         } else {
             batch.len()
         };
-        Some(object.then_some(slots))
+        Some(object)
     }
-}
-
-/// Counts the elements of a batch as the scanner reports them.
-#[derive(Default)]
-pub(super) struct Counter {
-    /// The elements counted.
-    pub(super) len: usize,
 }
 
 /// The batch `batch` (validated, an array of `len` elements), or why it is answered as
@@ -80,6 +80,13 @@ pub(super) fn top<'a>(batch: RawJson<'a>, len: usize, limits: &'a Limits) -> Top
             limits,
         }),
     }
+}
+
+/// Counts the elements of a batch as the scanner reports them.
+#[derive(Default)]
+pub(super) struct Counter {
+    /// The elements counted.
+    pub(super) len: usize,
 }
 
 impl Visit for Counter {

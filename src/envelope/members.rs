@@ -47,8 +47,11 @@ pub(super) const RESPONSE_MEMBERS: u8 = 1 << Member::Jsonrpc as u8
 
 /// The member an escaped key names, escapes decoded: rare, so one comparison per
 /// name.
+// Out of line on the fast build (rare there); inlined into its one caller on the
+// compact one.
 #[cfg_attr(jsonrpc_slice_fast, cold)]
-#[inline(never)]
+#[cfg_attr(jsonrpc_slice_fast, inline(never))]
+#[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
 fn member_escaped(key: RawStr<'_>) -> Member {
     MEMBERS
         .iter()
@@ -195,14 +198,12 @@ impl<'a> Slots<'a> {
         (i + 1).min(input.len())
     }
 
-    /// The envelope members of `object`, a validated object (a batch element, on the
-    /// compact build), read as [`RawJson::members`] reads any object.
-    pub(super) fn of(object: RawJson<'a>) -> Self {
-        let mut slots = Slots::default();
+    /// Records the envelope members of `object`, a validated object, read as
+    /// [`RawJson::members`] reads any object (the compact build's reader).
+    pub(super) fn read_members(&mut self, object: RawJson<'a>) {
         for (key, value) in object.members() {
-            slots.record(member_of(key), value);
+            self.record(member_of(key), value);
         }
-        slots
     }
 
     /// [`of`](Self::of) with the names compared one by one, escapes decoded: the tests'
@@ -218,29 +219,29 @@ impl<'a> Slots<'a> {
 }
 
 /// The slots of one object, filled as the scanner reports its members.
-pub(super) struct Recorder<'a> {
+pub(super) struct Recorder<'a, 's> {
     input: &'a [u8],
     /// The member that began last, and where its value starts.
     member: Member,
     value: usize,
-    pub(super) slots: Slots<'a>,
+    slots: &'s mut Slots<'a>,
 }
 
-impl<'a> Recorder<'a> {
-    /// Ready to record the members of the object that `input` is.
-    pub(super) fn new(input: &'a [u8]) -> Self {
+impl<'a, 's> Recorder<'a, 's> {
+    /// Ready to record into `slots` the members of the object that `input` is.
+    pub(super) fn new(input: &'a [u8], slots: &'s mut Slots<'a>) -> Self {
         Self {
             input,
             member: Member::Other,
             value: 0,
-            slots: Slots::default(),
+            slots,
         }
     }
 }
 
 // Out of line: called for the few members of the outermost object only, and kept out
 // of the walk's loop.
-impl Visit for Recorder<'_> {
+impl Visit for Recorder<'_, '_> {
     #[inline(never)]
     fn known_key(&mut self, i: usize) -> usize {
         if !FAST_PATHS {

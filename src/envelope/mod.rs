@@ -104,58 +104,67 @@ impl<'a> Iterator for Batch<'a> {
 
     fn next(&mut self) -> Option<Call<'a>> {
         let limits = self.elements.limits;
-        Some(match self.elements.next()? {
-            Some(slots) => slots.request(limits),
-            None => Call::Invalid {
+        let mut slots = Slots::default();
+        Some(if self.elements.next_into(&mut slots)? {
+            slots.request(limits)
+        } else {
+            Call::Invalid {
                 id: Id::NULL,
                 reason: InvalidRequest::NotAnObject,
-            },
+            }
         })
     }
 }
 
-/// A whole message that is not one object, validated, before the rules of a request
-/// or a response apply.
+/// A whole message, validated, before the rules of a request or a response apply.
 enum Top<'a> {
+    /// One object, its envelope members in the slots given to [`top`].
+    Object,
     /// Valid JSON that is neither an object nor a non-empty batch small enough.
     Other(InvalidRequest),
     /// A batch, its elements still to be read.
     Batch(BatchElements<'a>),
 }
 
-/// Validates all of `input`: `Ok(Ok(slots))`, the envelope members found as it went,
-/// when it is one object; otherwise the elements of its batch, or why it is answered
-/// as one invalid message.
+/// Validates all of `input`: one object, its envelope members found as it went (into
+/// `slots`), the elements of its batch, or why it is answered as one invalid message.
 #[inline(always)]
-fn top<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Result<Slots<'a>, Top<'a>>, ScanError> {
+fn top<'a>(
+    input: &'a [u8],
+    limits: &'a Limits,
+    slots: &mut Slots<'a>,
+) -> Result<Top<'a>, ScanError> {
+    let max_depth = limits.depth_in_force();
     if !FAST_PATHS {
         // The compact build: validate, then read the members (or count the elements)
         // as any object's (or array's) are read, with the trusted skipper; no visitor
         // (flash). The unit tests pin this reader to the one-pass one.
-        let (start, end) = scan::text(input, limits.depth_in_force(), &mut scan::Ignore)?;
+        let (start, end) = scan::text(input, max_depth, &mut scan::Ignore)?;
         let message = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
         return Ok(match message.kind() {
-            Kind::Object => Ok(Slots::of(message)),
-            Kind::Array => Err(batch::top(message, message.elements().count(), limits)),
-            _ => Err(Top::Other(InvalidRequest::NotAnObject)),
+            Kind::Object => {
+                slots.read_members(message);
+                Top::Object
+            }
+            Kind::Array => batch::top(message, message.elements().count(), limits),
+            _ => Top::Other(InvalidRequest::NotAnObject),
         });
     }
-    let mut recorder = members::Recorder::new(input);
-    let mut counter = batch::Counter::default();
-    let first = byte_at(input, skip_ws(input, 0));
-    let visit: &mut dyn scan::Visit = match first {
-        b'{' => &mut recorder,
-        b'[' => &mut counter,
-        _ => &mut scan::Ignore,
-    };
-    let (start, end) = scan::text(input, limits.depth_in_force(), visit)?;
-    Ok(match first {
-        b'{' => Ok(recorder.slots),
-        b'[' => {
-            let batch = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
-            Err(batch::top(batch, counter.len, limits))
+    Ok(match byte_at(input, skip_ws(input, 0)) {
+        b'{' => {
+            scan::text(input, max_depth, &mut members::Recorder::new(input, slots))?;
+            Top::Object
         }
-        _ => Err(Top::Other(InvalidRequest::NotAnObject)),
+        b'[' => {
+            let mut counter = batch::Counter::default();
+            let (start, end) = scan::text(input, max_depth, &mut counter)?;
+            let batch = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
+            batch::top(batch, counter.len, limits)
+        }
+        _ => {
+            scan::text(input, max_depth, &mut scan::Ignore)?;
+            Top::Other(InvalidRequest::NotAnObject)
+        }
     })
 }
 
@@ -176,12 +185,13 @@ fn top<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Result<Slots<'a>, Top<
 // Inlined into its caller in the compact build: flash, on a Cortex-M.
 #[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
 pub fn parse<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Envelope<'a>, ScanError> {
-    Ok(match top(input, limits)? {
-        Ok(slots) => Envelope::Single(slots.request(limits)),
-        Err(Top::Other(reason)) => Envelope::Single(Call::Invalid {
+    let mut slots = Slots::default();
+    Ok(match top(input, limits, &mut slots)? {
+        Top::Object => Envelope::Single(slots.request(limits)),
+        Top::Other(reason) => Envelope::Single(Call::Invalid {
             id: Id::NULL,
             reason,
         }),
-        Err(Top::Batch(elements)) => Envelope::Batch(Batch { elements }),
+        Top::Batch(elements) => Envelope::Batch(Batch { elements }),
     })
 }

@@ -121,9 +121,11 @@ impl<'a> Iterator for ResponseBatch<'a> {
     type Item = Result<Response<'a>, InvalidResponse>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        Some(match self.elements.next()? {
-            Some(slots) => slots.response(),
-            None => Err(InvalidResponse::NotAnObject),
+        let mut slots = Slots::default();
+        Some(if self.elements.next_into(&mut slots)? {
+            slots.response()
+        } else {
+            Err(InvalidResponse::NotAnObject)
         })
     }
 }
@@ -148,14 +150,15 @@ pub fn parse_response<'a>(
     input: &'a [u8],
     limits: &'a Limits,
 ) -> Result<ResponseMessage<'a>, ScanError> {
-    Ok(match top(input, limits)? {
-        Ok(slots) => ResponseMessage::Single(slots.response()),
-        Err(Top::Other(reason)) => ResponseMessage::Single(Err(match reason {
+    let mut slots = Slots::default();
+    Ok(match top(input, limits, &mut slots)? {
+        Top::Object => ResponseMessage::Single(slots.response()),
+        Top::Other(reason) => ResponseMessage::Single(Err(match reason {
             InvalidRequest::EmptyBatch => InvalidResponse::EmptyBatch,
             InvalidRequest::BatchTooLarge => InvalidResponse::BatchTooLarge,
             _ => InvalidResponse::NotAnObject,
         })),
-        Err(Top::Batch(elements)) => ResponseMessage::Batch(ResponseBatch { elements }),
+        Top::Batch(elements) => ResponseMessage::Batch(ResponseBatch { elements }),
     })
 }
 

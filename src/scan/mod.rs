@@ -80,10 +80,10 @@ pub fn value_end(input: &[u8], start: usize, max_depth: u16) -> Result<usize, Sc
 
 /// Checks that `input` is exactly one JSON text, reporting the members (or elements) of
 /// its outermost container to `visit`: the span of the value, whitespace trimmed.
-pub(crate) fn text(
+pub(crate) fn text<V: Visit>(
     input: &[u8],
     max_depth: u16,
-    visit: &mut dyn Visit,
+    visit: &mut V,
 ) -> Result<(usize, usize), ScanError> {
     let start = skip_ws(input, 0);
     let end = value(input, start, max_depth, visit)?;
@@ -115,8 +115,9 @@ pub(crate) fn byte_at(b: &[u8], i: usize) -> u8 {
 /// Skips whitespace from `i`: the one whitespace loop.
 #[inline(always)]
 pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
-    // Compact JSON has none: one compare, and the loop out of line.
-    if byte_at(b, i) > b' ' {
+    // Compact JSON has none: one compare, and the loop out of line. The compact build
+    // calls the loop at once: one copy of it (flash).
+    if FAST_PATHS && byte_at(b, i) > b' ' {
         return i;
     }
     skip_ws_run(b, i)

@@ -4,9 +4,7 @@
 use super::{byte_at, error_at, ScanError, ScanErrorKind};
 
 /// Scans the number that starts at `i`; returns the offset after it.
-// Inlined into the walk on the fast build; one out-of-line copy on the compact one.
-#[cfg_attr(jsonrpc_slice_fast, inline(always))]
-#[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
+#[inline(always)]
 pub(crate) fn number(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
     if byte_at(b, i) == b'-' {
         i += 1;

@@ -50,12 +50,14 @@ const WORDS: usize = (MAX_DEPTH_LIMIT / 32) as usize;
 /// offset after the value; bytes after it are not looked at.
 // Out of line: its bit stack (128 bytes) is off the stack again before the caller goes
 // on to read what it scanned.
+// One copy per kind of visitor: the compact build links the one of `Ignore` alone, its
+// calls inlined to nothing.
 #[inline(never)]
-pub(crate) fn value(
+pub(crate) fn value<V: Visit>(
     b: &[u8],
     mut i: usize,
     max_depth: u16,
-    visit: &mut dyn Visit,
+    visit: &mut V,
 ) -> Result<usize, ScanError> {
     let max_depth = max_depth.min(MAX_DEPTH_LIMIT) as usize;
     // A level's bit is set before it is read, so the words may start as anything:
@@ -108,9 +110,14 @@ pub(crate) fn value(
             }
             b'"' => i = string(b, i)?,
             b'-' | b'0'..=b'9' => i = number(b, i)?,
-            b't' => i = literal(b, i, b"true")?,
-            b'f' => i = literal(b, i, b"false")?,
-            b'n' => i = literal(b, i, b"null")?,
+            c @ (b't' | b'f' | b'n') => {
+                let lit: &'static [u8] = match c {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                i = literal(b, i, lit)?;
+            }
             _ => return Err(error_at(b, ScanErrorKind::UnexpectedByte, i)),
         }
         // Here a value just ended at `i`: separators and closers, until a value starts
@@ -152,9 +159,7 @@ fn is_object_at(words: &[u32; WORDS], open: usize) -> bool {
 /// The key and colon of a member, the key's opening quote expected at `i`, inside
 /// `open` containers: the offset of the value after the colon (whitespace skipped).
 /// The members of the outermost object are reported to `visit`.
-// Inlined into the walk on the fast build; one out-of-line copy on the compact one.
-#[cfg_attr(jsonrpc_slice_fast, inline(always))]
-#[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
+#[inline(always)]
 fn member(b: &[u8], i: usize, open: usize, visit: &mut dyn Visit) -> Result<usize, ScanError> {
     if open != 1 || byte_at(b, i) != b'"' {
         return Ok(key_colon(b, i)?.2);
@@ -193,9 +198,7 @@ fn key_colon(b: &[u8], i: usize) -> Result<(usize, usize, usize), ScanError> {
 
 /// Checks the literal `lit` (`true`, `false` or `null`) at `i`; returns the offset
 /// after it.
-// Inlined into the walk on the fast build; one out-of-line copy on the compact one.
-#[cfg_attr(jsonrpc_slice_fast, inline(always))]
-#[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
+#[inline(always)]
 fn literal(b: &[u8], i: usize, lit: &'static [u8]) -> Result<usize, ScanError> {
     for (k, &want) in lit.iter().enumerate() {
         if byte_at(b, i + k) != want {
