@@ -130,13 +130,6 @@ fn div10_narrow(v: u64) -> (u64, u8) {
     )
 }
 
-/// `true` for a byte a JSON string holds as it is: not `"`, `\\` or a control
-/// character.
-#[inline(always)]
-const fn needs_no_escape(b: u8) -> bool {
-    b >= 0x20 && b != b'"' && b != b'\\'
-}
-
 /// The deepest nesting a handler may open in its result.
 pub const MAX_RESULT_DEPTH: u8 = 64;
 
@@ -542,38 +535,22 @@ impl<'o> ResultWriter<'o> {
         self.digits(v < 0, v.unsigned_abs())
     }
 
-    /// Writes the inside of a JSON string (no quotes), escaping as needed.
+    /// Writes the inside of a JSON string (no quotes), escaping as needed: each run of
+    /// bytes that need no escape in one push, then the escape of the byte that ends it.
     pub(crate) fn escaped(&mut self, s: &str) -> Result<(), WriteError> {
         let bytes = s.as_bytes();
-        if !FAST_PATHS {
-            for &b in bytes {
-                if needs_no_escape(b) {
-                    self.push(&[b])?;
-                } else {
-                    self.escape(b)?;
-                }
+        let mut i = 0;
+        loop {
+            let end = crate::simd::plain_end(bytes, i);
+            if end > i {
+                self.push(bytes.get(i..end).unwrap_or(&[]))?;
             }
-            return Ok(());
-        }
-        // Eight bytes at a time while none of them needs an escape (or is non-ASCII,
-        // which needs none either but ends the word-at-a-time run).
-        let mut start = 0;
-        while let Some(x) = crate::scan::word(bytes, start) {
-            if crate::scan::string_stops(x) != 0 {
-                break;
+            match bytes.get(end) {
+                Some(&b) => self.escape(b)?,
+                None => return Ok(()),
             }
-            start += 8;
+            i = end + 1;
         }
-        let mut run = 0;
-        for (i, &b) in bytes.iter().enumerate().skip(start) {
-            if needs_no_escape(b) {
-                continue;
-            }
-            self.push(bytes.get(run..i).unwrap_or(&[]))?;
-            self.escape(b)?;
-            run = i + 1;
-        }
-        self.push(bytes.get(run..).unwrap_or(&[]))
     }
 
     /// The escape of `b`, a `"`, a `\\` or a control character.
