@@ -15,12 +15,16 @@ pub(crate) const fn stops_plain_ascii(c: u8) -> bool {
 
 /// See [`super::plain_end`].
 #[inline]
-pub(crate) fn plain_end(b: &[u8], i: usize) -> usize {
-    let rest = b.get(i..).unwrap_or(&[]);
-    match rest.iter().position(|&c| stops_plain(c)) {
-        Some(k) => i + k,
-        None => b.len(),
+pub(crate) fn plain_end(b: &[u8], mut i: usize) -> usize {
+    // (An index loop rather than `position` on `b.get(i..)`: the smaller code on a
+    // Cortex-M, where this is the writer's string loop.)
+    while let Some(&c) = b.get(i) {
+        if stops_plain(c) {
+            return i;
+        }
+        i += 1;
     }
+    b.len()
 }
 
 /// See [`super::plain_ascii_end`].
