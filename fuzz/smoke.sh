@@ -8,9 +8,9 @@
 #
 # Needs a nightly toolchain (installed with rustup if missing; without one it prints
 # "SKIP: ..." and exits 0) and cargo-fuzz (installed with `cargo install --locked` if
-# missing). Environment: FUZZ_SANITIZER (default "none": the crate forbids unsafe code,
-# so ASan would mostly slow the run; use "address" for a careful run), FUZZ_TARGETS
-# (default: all seven). RUSTFLAGS from the environment reach the build: CI runs some targets
+# missing). Environment: FUZZ_SANITIZER (default "none": the crate's only unsafe code
+# is the in-bounds SIMD loads of src/simd/, so ASan would mostly slow the run; use
+# "address" for a careful run), FUZZ_TARGETS (default: all of them). RUSTFLAGS from the environment reach the build: CI runs some targets
 # again with RUSTFLAGS="--cfg jsonrpc_slice_compact", the firmware's compact build.
 set -euo pipefail
 

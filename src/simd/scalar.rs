@@ -1,27 +1,37 @@
 //! The scalar bodies: one byte at a time. The compact build's, and the oracle of every
 //! other body.
 
+/// `true` for a byte [`plain_end`] stops at: `"`, `\` or a control character.
+#[inline(always)]
+pub(crate) const fn stops_plain(c: u8) -> bool {
+    c < 0x20 || c == b'"' || c == b'\\'
+}
+
+/// `true` for a byte [`plain_ascii_end`] stops at: [`stops_plain`], or non-ASCII.
+#[inline(always)]
+pub(crate) const fn stops_plain_ascii(c: u8) -> bool {
+    stops_plain(c) || c >= 0x80
+}
+
 /// See [`super::plain_end`].
 #[inline]
-pub(crate) fn plain_end(b: &[u8], i: usize) -> usize {
-    let rest = b.get(i..).unwrap_or(&[]);
-    match rest
-        .iter()
-        .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
-    {
-        Some(k) => i + k,
-        None => b.len(),
+pub(crate) fn plain_end(b: &[u8], mut i: usize) -> usize {
+    // (An index loop rather than `position` on `b.get(i..)`: the smaller code on a
+    // Cortex-M, where this is the writer's string loop.)
+    while let Some(&c) = b.get(i) {
+        if stops_plain(c) {
+            return i;
+        }
+        i += 1;
     }
+    b.len()
 }
 
 /// See [`super::plain_ascii_end`].
 #[inline]
 pub(crate) fn plain_ascii_end(b: &[u8], i: usize) -> usize {
     let rest = b.get(i..).unwrap_or(&[]);
-    match rest
-        .iter()
-        .position(|&c| c < 0x20 || c == b'"' || c == b'\\' || c >= 0x80)
-    {
+    match rest.iter().position(|&c| stops_plain_ascii(c)) {
         Some(k) => i + k,
         None => b.len(),
     }

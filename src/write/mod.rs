@@ -130,13 +130,6 @@ fn div10_narrow(v: u64) -> (u64, u8) {
     )
 }
 
-/// `true` for a byte a JSON string holds as it is: not `"`, `\\` or a control
-/// character.
-#[inline(always)]
-const fn needs_no_escape(b: u8) -> bool {
-    b >= 0x20 && b != b'"' && b != b'\\'
-}
-
 /// The deepest nesting a handler may open in its result.
 pub const MAX_RESULT_DEPTH: u8 = 64;
 
@@ -322,17 +315,23 @@ impl<'o> ResultWriter<'o> {
 
     /// [`push`](Self::push) in the compact build: one copy of the code, called from
     /// every site, and a byte loop instead of `memcpy` (0.7 KiB of flash on a
-    /// Cortex-M, which the compact build then links no more). It drops raw line breaks
-    /// as it copies: only [`json`](Self::json) values can hold any (see there), so for
-    /// everything else it is a plain copy. Nothing is written unless all of it fits.
+    /// Cortex-M, which the compact build then links no more). Nothing is written
+    /// unless all of it fits.
     #[inline(never)]
     fn push_any(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
+        self.copy(bytes, false)
+    }
+
+    /// The byte loop of the compact build: `bytes`, without their line breaks if
+    /// `drop_line_breaks` (what [`json`](Self::json) asks), all or nothing.
+    #[inline(never)]
+    fn copy(&mut self, bytes: &[u8], drop_line_breaks: bool) -> Result<(), WriteError> {
         if !self.live {
             return Ok(());
         }
         let start = self.len;
         for &b in bytes {
-            if b == b'\n' || b == b'\r' {
+            if drop_line_breaks && (b == b'\n' || b == b'\r') {
                 continue;
             }
             match self.buf.get_mut(self.len) {
@@ -415,16 +414,28 @@ impl<'o> ResultWriter<'o> {
     /// framing).
     pub(crate) fn json(&mut self, value: RawJson<'_>) -> Result<(), WriteError> {
         if !FAST_PATHS {
-            // `push_any` drops them.
-            return self.push_any(value.as_bytes());
+            return self.copy(value.as_bytes(), true);
         }
-        let mut rest = value.as_bytes();
-        while let Some(i) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
-            let (run, tail) = rest.split_at(i);
-            self.push(run)?;
-            rest = tail.get(1..).unwrap_or(&[]);
+        self.json_runs(value.as_bytes())
+    }
+
+    /// [`json`](Self::json) in the fast build: each run between line breaks in one
+    /// push; all of the value or none of it, as the compact build's `copy`.
+    fn json_runs(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
+        let start = self.len;
+        let mut rest = bytes;
+        loop {
+            let cut = rest.iter().position(|&b| b == b'\n' || b == b'\r');
+            let (run, tail) = rest.split_at(cut.unwrap_or(rest.len()));
+            if let Err(e) = self.push(run) {
+                self.len = start;
+                return Err(e);
+            }
+            match tail.split_first() {
+                Some((_, after)) => rest = after,
+                None => return Ok(()),
+            }
         }
-        self.push(rest)
     }
 
     pub(crate) fn set_live(&mut self, live: bool) {
@@ -542,38 +553,19 @@ impl<'o> ResultWriter<'o> {
         self.digits(v < 0, v.unsigned_abs())
     }
 
-    /// Writes the inside of a JSON string (no quotes), escaping as needed.
+    /// Writes the inside of a JSON string (no quotes), escaping as needed: each run of
+    /// bytes that need no escape in one push, then the escape of the byte that ends it.
     pub(crate) fn escaped(&mut self, s: &str) -> Result<(), WriteError> {
-        let bytes = s.as_bytes();
-        if !FAST_PATHS {
-            for &b in bytes {
-                if needs_no_escape(b) {
-                    self.push(&[b])?;
-                } else {
-                    self.escape(b)?;
-                }
-            }
-            return Ok(());
-        }
-        // Eight bytes at a time while none of them needs an escape (or is non-ASCII,
-        // which needs none either but ends the word-at-a-time run).
-        let mut start = 0;
-        while let Some(x) = crate::scan::word(bytes, start) {
-            if crate::scan::string_stops(x) != 0 {
-                break;
-            }
-            start += 8;
-        }
-        let mut run = 0;
-        for (i, &b) in bytes.iter().enumerate().skip(start) {
-            if needs_no_escape(b) {
-                continue;
-            }
-            self.push(bytes.get(run..i).unwrap_or(&[]))?;
+        let mut rest = s.as_bytes();
+        loop {
+            let (run, tail) = rest.split_at(crate::simd::plain_end(rest, 0).min(rest.len()));
+            self.push(run)?;
+            let Some((&b, after)) = tail.split_first() else {
+                return Ok(());
+            };
             self.escape(b)?;
-            run = i + 1;
+            rest = after;
         }
-        self.push(bytes.get(run..).unwrap_or(&[]))
     }
 
     /// The escape of `b`, a `"`, a `\\` or a control character.
@@ -585,17 +577,21 @@ impl<'o> ResultWriter<'o> {
             b'\t' => b't',
             _ => 0,
         };
-        if short != 0 {
-            return self.push(&[b'\\', short]);
-        }
-        // The other control characters (below 0x20): `\u00XY`.
+        // `\u00XY` for the other control characters (below 0x20), else the first two
+        // bytes made `\` and the short form: one push either way.
         let low = b & 0xF;
         let low = if low < 10 {
             b'0' + low
         } else {
             b'a' + low - 10
         };
-        self.push(&[b'\\', b'u', b'0', b'0', b'0' + (b >> 4), low])
+        let mut text = [b'\\', b'u', b'0', b'0', b'0' + (b >> 4), low];
+        let mut len = text.len();
+        if short != 0 {
+            text[1] = short;
+            len = 2;
+        }
+        self.push(text.get(..len).unwrap_or(&[]))
     }
 
     /// Writes an id as received.
@@ -1096,6 +1092,83 @@ mod tests {
         let mut w = ResultWriter::new(&mut buf);
         assert_eq!(w.i64(-12345), Ok(()));
         assert_eq!(w.written(), b"-12345");
+    }
+
+    /// The compact build's `push_any` (and `push_one`, and `push_array` through it)
+    /// against the fast build's `push` and `push_array`, both compiled here: the same
+    /// bytes written, the same answer, the same full flag, in every room left, live or
+    /// not. Line breaks included: only `json` drops them, not the byte sink.
+    #[test]
+    fn push_any_is_push() {
+        let inputs: [&[u8]; 7] = [
+            b"",
+            b"a",
+            b"ab",
+            b"abc",
+            b"a\nb\r\n",
+            b"\n",
+            b"0123456789abcdef",
+        ];
+        for bytes in inputs {
+            for room in 0..20 {
+                for live in [true, false] {
+                    let mut one = [0u8; 20];
+                    let mut two = [0u8; 20];
+                    let mut fast = ResultWriter::new(&mut one[..room]);
+                    let mut compact = ResultWriter::new(&mut two[..room]);
+                    fast.set_live(live);
+                    compact.set_live(live);
+                    let what = (bytes, room, live);
+                    assert_eq!(fast.push(bytes), compact.push_any(bytes), "{what:?}");
+                    assert_eq!(fast.written(), compact.written(), "{what:?}");
+                    assert_eq!(fast.overflowed(), compact.overflowed(), "{what:?}");
+                    if let Some(&b) = bytes.first() {
+                        assert_eq!(fast.push_byte(b), compact.push_one(b), "{what:?}");
+                        assert_eq!(fast.written(), compact.written(), "{what:?}");
+                    }
+                    if let Ok(array) = <[u8; 3]>::try_from(bytes) {
+                        assert_eq!(
+                            fast.push_array(&array),
+                            compact.push_any(&array),
+                            "{what:?}"
+                        );
+                        assert_eq!(fast.written(), compact.written(), "{what:?}");
+                    }
+                    assert_eq!(fast.overflowed(), compact.overflowed(), "{what:?}");
+                }
+            }
+        }
+    }
+
+    /// `json` in both builds (`json_runs`, fast; `copy` dropping line breaks,
+    /// compact), both compiled here: the same bytes, answer and full flag.
+    #[test]
+    fn both_json_copies_agree() {
+        let inputs: [&[u8]; 6] = [
+            b"",
+            b"1",
+            b"[1,\n2]",
+            b"{\r\n  \"a\": [\n1,\r2\n]\n}",
+            b"\n\n",
+            b"[\"x\"]",
+        ];
+        for bytes in inputs {
+            for room in 0..24 {
+                for live in [true, false] {
+                    let mut one = [0u8; 24];
+                    let mut two = [0u8; 24];
+                    let mut fast = ResultWriter::new(&mut one[..room]);
+                    let mut compact = ResultWriter::new(&mut two[..room]);
+                    fast.set_live(live);
+                    compact.set_live(live);
+                    let what = (bytes, room, live);
+                    assert_eq!(fast.json_runs(bytes), compact.copy(bytes, true), "{what:?}");
+                    assert_eq!(fast.written(), compact.written(), "{what:?}");
+                    assert_eq!(fast.overflowed(), compact.overflowed(), "{what:?}");
+                    assert!(!fast.written().iter().any(|&b| b == b'\n' || b == b'\r'));
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,146 @@
+//! The SSE2 bodies: sixty-four, then sixteen bytes at a time. SSE2 is part of x86_64, so no run-time
+//! detection is needed (the module is compiled only where `target_feature = "sse2"`).
+//! Inputs shorter than 16 bytes go to the [`swar`](super::swar) bodies.
+#![allow(unsafe_code)]
+
+use core::arch::x86_64::{
+    __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
+    _mm_or_si128, _mm_set1_epi8,
+};
+
+use super::swar;
+
+/// The sixteen bytes of `chunk` in a vector.
+#[inline(always)]
+fn load(chunk: &[u8; 16]) -> __m128i {
+    // SAFETY: `_mm_loadu_si128` reads 16 bytes from its pointer, with no alignment
+    // needed; the pointer is that of a `&[u8; 16]`, so all 16 bytes are in bounds and
+    // initialised. SSE2 is enabled (this module is compiled only with
+    // `target_feature = "sse2"`).
+    unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) }
+}
+
+/// The four vectors of a 64-byte block.
+#[inline(always)]
+fn load4(block: &[u8; 64]) -> [__m128i; 4] {
+    let p = block.as_ptr();
+    // SAFETY: four 16-byte reads (no alignment needed, see `load`) at offsets 0, 16, 32
+    // and 48 of a `&[u8; 64]`: the last ends at byte 64, so all are in bounds and
+    // initialised. SSE2 is enabled.
+    unsafe {
+        [
+            _mm_loadu_si128(p.cast::<__m128i>()),
+            _mm_loadu_si128(p.add(16).cast::<__m128i>()),
+            _mm_loadu_si128(p.add(32).cast::<__m128i>()),
+            _mm_loadu_si128(p.add(48).cast::<__m128i>()),
+        ]
+    }
+}
+
+/// One bit per byte of a comparison's result (bit k for byte k).
+#[inline(always)]
+fn bits(v: __m128i) -> u32 {
+    // SAFETY: SSE2 arithmetic on a value (no memory is read); SSE2 is enabled.
+    unsafe { _mm_movemask_epi8(v) as u32 }
+}
+
+/// All four of `v` or-ed together.
+#[inline(always)]
+fn any4(v: [__m128i; 4]) -> __m128i {
+    // SAFETY: as in `bits`.
+    unsafe { _mm_or_si128(_mm_or_si128(v[0], v[1]), _mm_or_si128(v[2], v[3])) }
+}
+
+/// 0xFF in each byte of `v` that is `"`, `\` or below 0x20, 0 elsewhere.
+#[inline(always)]
+fn stops_plain(v: __m128i) -> __m128i {
+    // SAFETY: plain SSE2 arithmetic on values (no memory is read), and SSE2 is enabled
+    // (see `load`).
+    unsafe {
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        // Unsigned `v <= 0x1F`: SSE2 compares bytes as signed only, but
+        // `min(v, 0x1F) == v` holds exactly then.
+        let low = _mm_set1_epi8(0x1F);
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, low), v);
+        _mm_or_si128(_mm_or_si128(quote, backslash), control)
+    }
+}
+
+/// 0xFF in each byte of `v` that is `"`, `\`, below 0x20 or non-ASCII, 0 elsewhere.
+#[inline(always)]
+fn stops_plain_ascii(v: __m128i) -> __m128i {
+    // SAFETY: as in `stops_plain`.
+    unsafe {
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        // Signed `v < 0x20`: the control characters, and 0x80..=0xFF, which are
+        // negative as signed bytes.
+        let control_or_high = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+        _mm_or_si128(_mm_or_si128(quote, backslash), control_or_high)
+    }
+}
+
+/// The first byte at or after `i` that `stops` marks, or `b.len()`.
+#[inline(always)]
+fn end(
+    b: &[u8],
+    mut i: usize,
+    stops: fn(__m128i) -> __m128i,
+    short: fn(&[u8], usize) -> usize,
+) -> usize {
+    let len = b.len();
+    // The first 16 bytes alone (most runs are short), then 64 bytes at a time while
+    // none stops (one mask move and one branch per block); the block with a stop is
+    // searched again 16 bytes at a time below.
+    if let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<16>()) {
+        let m = bits(stops(load(chunk)));
+        if m != 0 {
+            return i + m.trailing_zeros() as usize;
+        }
+        i += 16;
+        while let Some(block) = b.get(i..).and_then(|r| r.first_chunk::<64>()) {
+            let [v0, v1, v2, v3] = load4(block);
+            if bits(any4([stops(v0), stops(v1), stops(v2), stops(v3)])) != 0 {
+                break;
+            }
+            i += 64;
+        }
+    }
+    while let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<16>()) {
+        let m = bits(stops(load(chunk)));
+        if m != 0 {
+            return i + m.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    if i >= len {
+        return len;
+    }
+    // Fewer than 16 bytes left: the last 16 bytes of the slice, the bits of those
+    // before `i` dropped (`skip` is 1..=15: `i < len < i + 16`).
+    match b.last_chunk::<16>() {
+        Some(chunk) => {
+            let skip = i - (len - 16);
+            let m = bits(stops(load(chunk))) >> skip;
+            if m != 0 {
+                i + m.trailing_zeros() as usize
+            } else {
+                len
+            }
+        }
+        None => short(b, i),
+    }
+}
+
+/// See [`super::plain_end`].
+#[inline]
+pub(crate) fn plain_end(b: &[u8], i: usize) -> usize {
+    end(b, i, stops_plain, swar::plain_end)
+}
+
+/// See [`super::plain_ascii_end`].
+#[inline]
+pub(crate) fn plain_ascii_end(b: &[u8], i: usize) -> usize {
+    end(b, i, stops_plain_ascii, swar::plain_ascii_end)
+}

@@ -1,0 +1,204 @@
+//! Every body the host can run, pinned to the scalar oracle. Under Miri the inputs
+//! shrink (the same shapes, fewer of them) so that the run takes a minute or two.
+
+extern crate std;
+
+use std::vec::Vec;
+
+use super::scalar;
+
+/// A routine: `(slice, offset) -> offset`.
+type Routine = fn(&[u8], usize) -> usize;
+
+/// A body: its name, then its `plain_end` and `plain_ascii_end`.
+type Body = (&'static str, Routine, Routine);
+
+/// Every body compiled on this host but the scalar one. (The one this build uses,
+/// through `super`, is one of them or the scalar one: `the_build_uses_a_body`.)
+fn bodies() -> Vec<Body> {
+    let mut all: Vec<Body> =
+        std::vec![("swar", super::swar::plain_end, super::swar::plain_ascii_end)];
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    all.push(("sse2", super::sse2::plain_end, super::sse2::plain_ascii_end));
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    all.push(("neon", super::neon::plain_end, super::neon::plain_ascii_end));
+    all
+}
+
+/// Every body's answer to `(b, i)` is the scalar one's, for both routines.
+fn agree(b: &[u8], i: usize) {
+    let want_plain = scalar::plain_end(b, i);
+    let want_ascii = scalar::plain_ascii_end(b, i);
+    for (name, plain, ascii) in bodies() {
+        assert_eq!(
+            plain(b, i),
+            want_plain,
+            "{name} plain_end of {b:02x?} at {i}"
+        );
+        assert_eq!(
+            ascii(b, i),
+            want_ascii,
+            "{name} plain_ascii_end of {b:02x?} at {i}"
+        );
+    }
+}
+
+/// The longest buffer and the last stop position of the exhaustive tests (past 80:
+/// the first 16 bytes, then a 64-byte block).
+#[cfg(not(miri))]
+const SHAPE: (usize, usize) = (88, 72);
+#[cfg(miri)]
+const SHAPE: (usize, usize) = (34, 34);
+
+/// The bytes either side of each class boundary, and some plain ones.
+#[cfg(not(miri))]
+const EDGES: &[u8] = &[
+    0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x21, b'"', 0x23, 0x5B, b'\\', 0x5D, 0x7E, 0x7F,
+    0x80, 0x81, 0xA0, 0xC3, 0xDF, 0xE0, 0xFF,
+];
+#[cfg(miri)]
+const EDGES: &[u8] = &[0x00, 0x1F, 0x20, b'"', b'\\', 0x7F, 0x80, 0xFF];
+
+#[test]
+fn the_oracle_stops_where_the_contract_says() {
+    let b = b"ab\"c\\d\x1fe\x7f\x80";
+    assert_eq!(scalar::plain_end(b, 0), 2);
+    assert_eq!(scalar::plain_end(b, 3), 4);
+    assert_eq!(scalar::plain_end(b, 5), 6);
+    assert_eq!(scalar::plain_end(b, 7), b.len(), "0x7f and 0x80 are plain");
+    assert_eq!(scalar::plain_ascii_end(b, 7), 9, "0x80 is not ASCII");
+    assert_eq!(scalar::plain_end(b, b.len() + 5), b.len());
+    assert_eq!(scalar::plain_ascii_end(b, usize::MAX), b.len());
+}
+
+/// Each edge byte at each position of plain buffers of every length, from every start
+/// offset up to past the end (and the buffers without a stop, from every offset).
+#[test]
+fn one_stop_anywhere_from_every_offset() {
+    let (longest, last_stop) = SHAPE;
+    for fill in [b'a', 0xC3] {
+        for len in 0..longest {
+            let mut b = std::vec![fill; len];
+            // No stop at all, then one.
+            for i in (0..len + 3).chain([usize::MAX]) {
+                agree(&b, i);
+            }
+            for p in 0..len.min(last_stop) {
+                for &c in EDGES {
+                    b[p] = c;
+                    // (From offsets past `p + 1`, the buffer is the one without the
+                    // stop, tested just above.)
+                    for i in (0..=p + 1).chain([len, len + 1, usize::MAX]) {
+                        agree(&b, i);
+                    }
+                }
+                b[p] = fill;
+            }
+        }
+    }
+}
+
+/// Every byte value at each position (the edges above have every offset; these, the
+/// offsets around the byte).
+#[test]
+fn every_byte_value_anywhere() {
+    let (longest, last_stop) = SHAPE;
+    for len in 0..longest {
+        if cfg!(miri) && ![1, 15, 16, 17, 31, 33].contains(&len) {
+            continue;
+        }
+        let mut b = std::vec![b'a'; len];
+        for p in 0..len.min(last_stop) {
+            for c in 0..=255u8 {
+                b[p] = c;
+                for i in [0, p.saturating_sub(1), p, p + 1, len] {
+                    agree(&b, i);
+                }
+            }
+            b[p] = b'a';
+        }
+    }
+}
+
+/// Two stops, the first before the start offset: a word-at-a-time body must not let
+/// the first one's borrow flag a plain byte after the offset.
+#[test]
+fn a_stop_before_the_offset_does_not_leak_past_it() {
+    let longest = if cfg!(miri) { 20 } else { 40 };
+    for len in 0..longest {
+        for before in 0..len {
+            for &c in &[b'"', b'\\', 0x00, 0x1F] {
+                for &next in &[0x01, 0x20, 0x21, 0x23, 0x5D, 0x80] {
+                    let mut b = std::vec![b'a'; len];
+                    b[before] = c;
+                    if let Some(n) = b.get_mut(before + 1) {
+                        *n = next;
+                    }
+                    for i in before..=len {
+                        agree(&b, i);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Random buffers over a small alphabet of edge bytes (so stops come close together),
+/// every length up to 160 (past the 64-byte blocks), from every offset.
+#[test]
+fn random_buffers_from_every_offset() {
+    let buffers = if cfg!(miri) { 40 } else { 20_000 };
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        // xorshift64*
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32
+    };
+    for _ in 0..buffers {
+        let len = (next() % 160) as usize;
+        // One time in four, any byte; else mostly plain with the edges mixed in.
+        let wild = next() % 4 == 0;
+        let b: Vec<u8> = (0..len)
+            .map(|_| {
+                let r = next();
+                if wild {
+                    r as u8
+                } else if r % 8 == 0 {
+                    EDGES[(r >> 8) as usize % EDGES.len()]
+                } else {
+                    b'a' + (r >> 8) as u8 % 26
+                }
+            })
+            .collect();
+        for i in 0..=len + 1 {
+            agree(&b, i);
+        }
+    }
+}
+
+/// The routines this build calls, on the same random shapes as above, fewer.
+#[test]
+fn the_build_uses_a_body() {
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..if cfg!(miri) { 20 } else { 2_000 } {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let len = (state % 150) as usize;
+        let b: Vec<u8> = (0..len)
+            .map(|k| match (state >> (k % 60)) % 16 {
+                0 => EDGES[k % EDGES.len()],
+                _ => b'a',
+            })
+            .collect();
+        for i in 0..=len + 1 {
+            assert_eq!(super::plain_end(&b, i), scalar::plain_end(&b, i));
+            assert_eq!(
+                super::plain_ascii_end(&b, i),
+                scalar::plain_ascii_end(&b, i)
+            );
+        }
+    }
+}
