@@ -6,8 +6,8 @@ use super::members::Slots;
 use super::Top;
 use crate::error::InvalidRequest;
 use crate::limits::Limits;
-use crate::raw::{skip_trusted, Cursor, Kind, RawJson};
-use crate::scan::{byte_at, skip_ws, Visit, FAST_PATHS};
+use crate::raw::{skip_trusted, Cursor, RawJson};
+use crate::scan::{byte_at, skip_ws, Visit};
 
 /// The elements of a validated batch, read one at a time with the trusted skipper: an
 /// object's envelope members, or `None` for an element that is not an object.
@@ -31,25 +31,25 @@ impl core::fmt::Debug for BatchElements<'_> {
 }
 
 impl<'a> BatchElements<'a> {
-    /// Reads the next element: `Some(true)` when it is an object (its envelope members
+    /// The next element as a value: the compact build walks a batch as any array is
+    /// walked (flash).
+    pub(super) fn next_value(&mut self) -> Option<RawJson<'a>> {
+        if self.pos >= self.batch.len() {
+            return None;
+        }
+        let mut cursor = Cursor::at(self.batch, self.pos);
+        let element = cursor.take_value()?;
+        self.pos = cursor.position();
+        Some(element)
+    }
+
+    /// Reads the next element (the fast build): `Some(true)` when it is an object (its envelope members
     /// recorded into `slots`, which start empty), `Some(false)` when it is not, `None`
     /// after the last one.
     pub(super) fn next_into(&mut self, slots: &mut Slots<'a>) -> Option<bool> {
         let (batch, start) = (self.batch, self.pos);
         if start >= batch.len() || byte_at(batch, start) == b']' {
             return None;
-        }
-        if !FAST_PATHS {
-            // The compact build walks the batch as any array, and reads the members as
-            // any object's (flash).
-            let mut cursor = Cursor::at(batch, start);
-            let element = cursor.take_value()?;
-            self.pos = cursor.position();
-            let object = element.kind() == Kind::Object;
-            if object {
-                slots.read_members(element);
-            }
-            return Some(object);
         }
         let (object, end) = if byte_at(batch, start) != b'{' {
             (false, skip_trusted(batch, start))

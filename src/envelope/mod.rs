@@ -31,6 +31,7 @@ pub use response::{
 
 use batch::BatchElements;
 use members::Slots;
+use request::request_of;
 
 use crate::error::InvalidRequest;
 use crate::id::Id;
@@ -104,6 +105,9 @@ impl<'a> Iterator for Batch<'a> {
 
     fn next(&mut self) -> Option<Call<'a>> {
         let limits = self.elements.limits;
+        if !FAST_PATHS {
+            return Some(request_of(self.elements.next_value()?, limits));
+        }
         let mut slots = Slots::default();
         Some(if self.elements.next_into(&mut slots)? {
             slots.request(limits)
@@ -120,6 +124,8 @@ impl<'a> Iterator for Batch<'a> {
 enum Top<'a> {
     /// One object, its envelope members in the slots given to [`top`].
     Object,
+    /// One value, its members not read yet (the compact build).
+    Value(RawJson<'a>),
     /// Valid JSON that is neither an object nor a non-empty batch small enough.
     Other(InvalidRequest),
     /// A batch, its elements still to be read.
@@ -142,12 +148,8 @@ fn top<'a>(
         let (start, end) = scan::text(input, max_depth, &mut scan::Ignore)?;
         let message = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
         return Ok(match message.kind() {
-            Kind::Object => {
-                slots.read_members(message);
-                Top::Object
-            }
             Kind::Array => batch::top(message, message.elements().count(), limits),
-            _ => Top::Other(InvalidRequest::NotAnObject),
+            _ => Top::Value(message),
         });
     }
     Ok(match byte_at(input, skip_ws(input, 0)) {
@@ -188,6 +190,7 @@ pub fn parse<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Envelope<'a>, Sc
     let mut slots = Slots::default();
     Ok(match top(input, limits, &mut slots)? {
         Top::Object => Envelope::Single(slots.request(limits)),
+        Top::Value(message) => Envelope::Single(request_of(message, limits)),
         Top::Other(reason) => Envelope::Single(Call::Invalid {
             id: Id::NULL,
             reason,

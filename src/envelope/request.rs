@@ -6,10 +6,28 @@ use super::{Call, Request};
 use crate::error::InvalidRequest;
 use crate::id::Id;
 use crate::limits::Limits;
-use crate::raw::Kind;
+use crate::raw::{Kind, RawJson};
+
+/// The call that `value` (a whole message or a batch element, validated) is, its
+/// members read as any object's (the compact build's reader). Out of line: one copy,
+/// its slots off the stack once the call is answered.
+#[inline(never)]
+pub(super) fn request_of<'a>(value: RawJson<'a>, limits: &Limits) -> Call<'a> {
+    if value.kind() != Kind::Object {
+        return Call::Invalid {
+            id: Id::NULL,
+            reason: InvalidRequest::NotAnObject,
+        };
+    }
+    let mut slots = Slots::default();
+    slots.read_members(value);
+    slots.request(limits)
+}
 
 impl<'a> Slots<'a> {
     /// Applies the rules of a Request object (and the decided cases of DESIGN.md).
+    // Inlined into `request_of`, its one caller on the compact build (flash).
+    #[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
     pub(super) fn request(&self, limits: &Limits) -> Call<'a> {
         // The id to answer with, and whether the id itself is fine.
         let (id, id_problem) = match self.get(Member::Id) {

@@ -8,7 +8,7 @@ use crate::error::InvalidRequest;
 use crate::id::Id;
 use crate::limits::Limits;
 use crate::raw::{Kind, RawJson, RawStr};
-use crate::scan::ScanError;
+use crate::scan::{ScanError, FAST_PATHS};
 
 /// A valid Response object.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -121,6 +121,9 @@ impl<'a> Iterator for ResponseBatch<'a> {
     type Item = Result<Response<'a>, InvalidResponse>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if !FAST_PATHS {
+            return Some(response_of(self.elements.next_value()?));
+        }
         let mut slots = Slots::default();
         Some(if self.elements.next_into(&mut slots)? {
             slots.response()
@@ -153,6 +156,7 @@ pub fn parse_response<'a>(
     let mut slots = Slots::default();
     Ok(match top(input, limits, &mut slots)? {
         Top::Object => ResponseMessage::Single(slots.response()),
+        Top::Value(message) => ResponseMessage::Single(response_of(message)),
         Top::Other(reason) => ResponseMessage::Single(Err(match reason {
             InvalidRequest::EmptyBatch => InvalidResponse::EmptyBatch,
             InvalidRequest::BatchTooLarge => InvalidResponse::BatchTooLarge,
@@ -160,6 +164,17 @@ pub fn parse_response<'a>(
         })),
         Top::Batch(elements) => ResponseMessage::Batch(ResponseBatch { elements }),
     })
+}
+
+/// The response that `value` (a whole message or a batch element, validated) is, its
+/// members read as any object's (the compact build's reader).
+fn response_of(value: RawJson<'_>) -> Result<Response<'_>, InvalidResponse> {
+    if value.kind() != Kind::Object {
+        return Err(InvalidResponse::NotAnObject);
+    }
+    let mut slots = Slots::default();
+    slots.read_members(value);
+    slots.response()
 }
 
 impl<'a> Slots<'a> {

@@ -35,7 +35,7 @@ mod string;
 mod value;
 
 pub use error::{ScanError, ScanErrorKind};
-pub(crate) use skip::{skip_string_trusted, skip_value_trusted, string_stops, word};
+pub(crate) use skip::{skip_string_trusted, skip_value_trusted};
 pub(crate) use string::escape_at;
 #[cfg(feature = "serde")]
 pub(crate) use string::hex_digit;
@@ -131,15 +131,11 @@ fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// An error of `kind` at `i`, turned into `UnexpectedEnd` when `i` is the end.
+/// An error of `kind` at `i`. The walk turns it into `UnexpectedEnd` when `i` is the
+/// end of the input (see `value`), in one place for every rule.
 #[cold]
 #[inline(never)]
-fn error_at(b: &[u8], kind: ScanErrorKind, i: usize) -> ScanError {
-    let kind = if i >= b.len() {
-        ScanErrorKind::UnexpectedEnd
-    } else {
-        kind
-    };
+fn fail(kind: ScanErrorKind, i: usize) -> ScanError {
     ScanError { kind, offset: i }
 }
 

@@ -1,7 +1,7 @@
 //! Numbers, as RFC 8259 spells them: `-`, an integer part without leading zeros, an
 //! optional fraction and exponent. The lexeme is checked, never converted.
 
-use super::{byte_at, error_at, ScanError, ScanErrorKind};
+use super::{byte_at, fail, ScanError, ScanErrorKind};
 
 /// Scans the number that starts at `i`; returns the offset after it.
 #[inline(always)]
@@ -12,11 +12,11 @@ pub(crate) fn number(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
     match byte_at(b, i) {
         b'0' => i += 1,
         b'1'..=b'9' => i = digits(b, i + 1),
-        _ => return Err(error_at(b, ScanErrorKind::InvalidNumber, i)),
+        _ => return Err(fail(ScanErrorKind::InvalidNumber, i)),
     }
     if byte_at(b, i) == b'.' {
         if !byte_at(b, i + 1).is_ascii_digit() {
-            return Err(error_at(b, ScanErrorKind::InvalidNumber, i + 1));
+            return Err(fail(ScanErrorKind::InvalidNumber, i + 1));
         }
         i = digits(b, i + 1);
     }
@@ -26,7 +26,7 @@ pub(crate) fn number(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
             i += 1;
         }
         if !byte_at(b, i).is_ascii_digit() {
-            return Err(error_at(b, ScanErrorKind::InvalidNumber, i));
+            return Err(fail(ScanErrorKind::InvalidNumber, i));
         }
         i = digits(b, i);
     }

@@ -10,21 +10,10 @@ use super::{byte_at, FAST_PATHS};
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
-/// The high bit of each byte of `x` that ends a run of plain string content: `"`, `\`,
-/// a control character or a non-ASCII byte. Bits above the lowest one may be false
-/// (borrows run upwards), so only the lowest one is used.
-#[inline(always)]
-pub(crate) const fn string_stops(x: u64) -> u64 {
-    let quote = (x ^ (ONES * b'"' as u64)).wrapping_sub(ONES);
-    let backslash = (x ^ (ONES * b'\\' as u64)).wrapping_sub(ONES);
-    let control = x.wrapping_sub(ONES * 0x20);
-    (quote | backslash | control | x) & HIGH
-}
-
 /// The eight bytes at `i` as a little-endian word, if there are eight. Never in the
 /// compact build: every word-at-a-time loop then goes straight to its byte-loop tail.
 #[inline(always)]
-pub(crate) fn word(b: &[u8], i: usize) -> Option<u64> {
+fn word(b: &[u8], i: usize) -> Option<u64> {
     if !FAST_PATHS {
         return None;
     }

@@ -5,7 +5,7 @@
 //! every reader of strings: the closing quote, an escape ([`escape_at`], also the
 //! decoder of [`RawStr`](crate::RawStr)), a UTF-8 sequence, or a control character.
 
-use super::{byte_at, error_at, ScanError, ScanErrorKind};
+use super::{byte_at, fail, ScanError, ScanErrorKind};
 use crate::simd;
 
 /// Scans the string whose opening quote is at `i`. Returns the offset after the closing
@@ -15,7 +15,7 @@ use crate::simd;
 #[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
 pub(crate) fn string(b: &[u8], i: usize) -> Result<usize, ScanError> {
     if !super::FAST_PATHS {
-        // The compact build: one loop (flash).
+        // The compact build: one loop, here (flash).
         return string_rest(b, i + 1);
     }
     // Most strings (keys, short values) are one plain run.
@@ -27,7 +27,9 @@ pub(crate) fn string(b: &[u8], i: usize) -> Result<usize, ScanError> {
 }
 
 /// The rest of a string from `i`, inside it.
-#[inline(never)]
+// Out of line on the fast build; the body of `string` on the compact one.
+#[cfg_attr(jsonrpc_slice_fast, inline(never))]
+#[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
 fn string_rest(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
     loop {
         i = simd::plain_ascii_end(b, i);
@@ -35,7 +37,7 @@ fn string_rest(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
             b'"' => return Ok(i + 1),
             b'\\' => i = escape(b, i)?,
             0x80..=0xFF => i = non_ascii(b, i)?,
-            _ => return Err(error_at(b, ScanErrorKind::ControlCharacter, i)),
+            _ => return Err(fail(ScanErrorKind::ControlCharacter, i)),
         }
     }
 }
@@ -45,16 +47,16 @@ fn string_rest(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
 fn escape(b: &[u8], i: usize) -> Result<usize, ScanError> {
     match escape_at(b, i) {
         Ok((_, end)) => Ok(end),
-        Err((kind, at)) => Err(error_at(b, kind, at)),
+        Err((kind, at)) => Err(fail(kind, at)),
     }
 }
 
-/// Checks the string content from `i` (a non-ASCII byte) as strict UTF-8; returns the
-/// offset where plain ASCII content, or a `"`, `\` or control character, takes over.
-/// The fast build checks the whole run up to the next stop with `core::str::from_utf8`
-/// (word-at-a-time over ASCII, a table per sequence); the compact one checks sequence by
-/// sequence with [`utf8_sequence`], which is also what names the byte of an error. The
-/// unit tests pin the two to each other.
+/// Checks string content from `i`, a non-ASCII byte, as strict UTF-8; returns the
+/// offset where the string loop goes on. The fast build checks the whole run up to the
+/// next `"`, `\` or control character with `core::str::from_utf8` (word-at-a-time over
+/// ASCII, a table per sequence); the compact one checks the one sequence at `i` with
+/// [`utf8_sequence`], which is also what names the byte of an error. The unit tests pin
+/// the two to each other.
 // Out of line on the fast build; inlined into its one caller on the compact one.
 #[cfg_attr(jsonrpc_slice_fast, inline(never))]
 #[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
@@ -62,7 +64,7 @@ fn non_ascii(b: &[u8], i: usize) -> Result<usize, ScanError> {
     if super::FAST_PATHS {
         non_ascii_run(b, i)
     } else {
-        non_ascii_sequences(b, i)
+        non_ascii_sequence(b, i)
     }
 }
 
@@ -75,21 +77,16 @@ pub(super) fn non_ascii_run(b: &[u8], i: usize) -> Result<usize, ScanError> {
         // the byte that breaks it (which may be the stop after a cut sequence).
         Err(e) => {
             let at = i + e.valid_up_to();
-            Err(error_at(
-                b,
-                ScanErrorKind::InvalidUtf8,
-                utf8_sequence(b, at).err().unwrap_or(at),
-            ))
+            let breaks = utf8_sequence(b, at).err().unwrap_or(at);
+            Err(fail(ScanErrorKind::InvalidUtf8, breaks))
         }
     }
 }
 
 /// [`non_ascii`] on the compact build.
-pub(super) fn non_ascii_sequences(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
-    while byte_at(b, i) >= 0x80 {
-        i = utf8_sequence(b, i).map_err(|at| error_at(b, ScanErrorKind::InvalidUtf8, at))?;
-    }
-    Ok(i)
+#[inline(always)]
+pub(super) fn non_ascii_sequence(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    utf8_sequence(b, i).map_err(|at| fail(ScanErrorKind::InvalidUtf8, at))
 }
 
 /// Checks the UTF-8 sequence whose lead byte is at `i` (strict: no overlong forms, no
@@ -176,5 +173,64 @@ pub(crate) const fn hex_digit(c: u8) -> Option<u8> {
         b'a'..=b'f' => Some(c - b'a' + 10),
         b'A'..=b'F' => Some(c - b'A' + 10),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec::Vec;
+
+    /// The compact build's way over non-ASCII content: a sequence, then plain ASCII, as
+    /// the string loop goes, until a `"`, `\` or control character.
+    fn by_sequences(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
+        loop {
+            i = non_ascii_sequence(b, i)?;
+            i = simd::plain_ascii_end(b, i);
+            if byte_at(b, i) < 0x80 {
+                return Ok(i);
+            }
+        }
+    }
+
+    /// The two ways over non-ASCII content agree, errors included, on every valid and
+    /// broken sequence at every position.
+    #[test]
+    fn run_and_sequences_agree() {
+        let mut texts: Vec<Vec<u8>> = Vec::new();
+        for s in ["é", "€", "😀", "naïve café", "東京 ok", "a\u{e9}b"] {
+            texts.push(s.as_bytes().to_vec());
+        }
+        let broken: [&[u8]; 10] = [
+            b"\xc0\x80",
+            b"\xc3",
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+            b"\xe2\x82",
+            b"\xff",
+            b"\x80",
+            b"\xf0\x9f\x98",
+            b"\xe0\x80\x80",
+            b"\xc3\x28",
+        ];
+        let mut checked = 0;
+        for tail in [&b""[..], b"\"", b"x\"", b"\\n", b"\x01"] {
+            for head in &texts {
+                for bad in broken.iter().map(|b| b.to_vec()).chain([Vec::new()]) {
+                    let mut b = head.clone();
+                    b.extend_from_slice(&bad);
+                    b.extend_from_slice(head);
+                    b.extend_from_slice(tail);
+                    for i in 0..b.len() {
+                        if b[i] >= 0x80 {
+                            assert_eq!(non_ascii_run(&b, i), by_sequences(&b, i), "{b:?} at {i}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
     }
 }

@@ -7,7 +7,7 @@
 
 use super::number::number;
 use super::string::string;
-use super::{byte_at, error_at, skip_ws, ScanError, ScanErrorKind, MAX_DEPTH_LIMIT};
+use super::{byte_at, fail, skip_ws, ScanError, ScanErrorKind, MAX_DEPTH_LIMIT};
 
 /// What the walk reports of the outermost container it scans, as it passes: how the
 /// envelope reads a message in the same pass that validates it. Offsets are into the
@@ -54,6 +54,25 @@ const WORDS: usize = (MAX_DEPTH_LIMIT / 32) as usize;
 // calls inlined to nothing.
 #[inline(never)]
 pub(crate) fn value<V: Visit>(
+    b: &[u8],
+    i: usize,
+    max_depth: u16,
+    visit: &mut V,
+) -> Result<usize, ScanError> {
+    // Every rule reads `0` past the end, which no rule accepts: an error there is the
+    // end of the input.
+    walk(b, i, max_depth, visit).map_err(|e| {
+        if e.offset >= b.len() {
+            fail(ScanErrorKind::UnexpectedEnd, e.offset)
+        } else {
+            e
+        }
+    })
+}
+
+/// [`value`], its errors as the rules give them.
+#[inline(always)]
+fn walk<V: Visit>(
     b: &[u8],
     mut i: usize,
     max_depth: u16,
@@ -118,7 +137,7 @@ pub(crate) fn value<V: Visit>(
                 };
                 i = literal(b, i, lit)?;
             }
-            _ => return Err(error_at(b, ScanErrorKind::UnexpectedByte, i)),
+            _ => return Err(fail(ScanErrorKind::UnexpectedByte, i)),
         }
         // Here a value just ended at `i`: separators and closers, until a value starts
         // again or the outermost one ends.
@@ -137,7 +156,7 @@ pub(crate) fn value<V: Visit>(
                 }
                 b'}' if in_object => {}
                 b']' if !in_object => {}
-                _ => return Err(error_at(b, ScanErrorKind::UnexpectedByte, i)),
+                _ => return Err(fail(ScanErrorKind::UnexpectedByte, i)),
             }
             i += 1;
             open -= 1;
@@ -161,20 +180,17 @@ fn is_object_at(words: &[u32; WORDS], open: usize) -> bool {
 /// The members of the outermost object are reported to `visit`.
 #[inline(always)]
 fn member(b: &[u8], i: usize, open: usize, visit: &mut dyn Visit) -> Result<usize, ScanError> {
-    if open != 1 || byte_at(b, i) != b'"' {
-        return Ok(key_colon(b, i)?.2);
-    }
     // The compact build reads every key the general way (flash).
-    let known = if super::FAST_PATHS {
-        visit.known_key(i)
-    } else {
-        0
-    };
-    if known != 0 {
-        return Ok(skip_ws(b, known));
+    if super::FAST_PATHS && open == 1 && byte_at(b, i) == b'"' {
+        let known = visit.known_key(i);
+        if known != 0 {
+            return Ok(skip_ws(b, known));
+        }
     }
     let (key, key_end, value) = key_colon(b, i)?;
-    visit.key(key, key_end, value);
+    if open == 1 {
+        visit.key(key, key_end, value);
+    }
     Ok(value)
 }
 
@@ -183,14 +199,14 @@ fn member(b: &[u8], i: usize, open: usize, visit: &mut dyn Visit) -> Result<usiz
 #[inline(always)]
 fn key_colon(b: &[u8], i: usize) -> Result<(usize, usize, usize), ScanError> {
     if byte_at(b, i) != b'"' {
-        return Err(error_at(b, ScanErrorKind::UnexpectedByte, i));
+        return Err(fail(ScanErrorKind::UnexpectedByte, i));
     }
     let key_end = string(b, i)?;
     let mut colon = key_end;
     if byte_at(b, colon) != b':' {
         colon = skip_ws(b, colon);
         if byte_at(b, colon) != b':' {
-            return Err(error_at(b, ScanErrorKind::UnexpectedByte, colon));
+            return Err(fail(ScanErrorKind::UnexpectedByte, colon));
         }
     }
     Ok((i, key_end, skip_ws(b, colon + 1)))
@@ -202,7 +218,7 @@ fn key_colon(b: &[u8], i: usize) -> Result<(usize, usize, usize), ScanError> {
 fn literal(b: &[u8], i: usize, lit: &'static [u8]) -> Result<usize, ScanError> {
     for (k, &want) in lit.iter().enumerate() {
         if byte_at(b, i + k) != want {
-            return Err(error_at(b, ScanErrorKind::UnexpectedByte, i + k));
+            return Err(fail(ScanErrorKind::UnexpectedByte, i + k));
         }
     }
     Ok(i + lit.len())

@@ -29,10 +29,13 @@ pub(crate) fn plain_end(b: &[u8], mut i: usize) -> usize {
 
 /// See [`super::plain_ascii_end`].
 #[inline]
-pub(crate) fn plain_ascii_end(b: &[u8], i: usize) -> usize {
-    let rest = b.get(i..).unwrap_or(&[]);
-    match rest.iter().position(|&c| stops_plain_ascii(c)) {
-        Some(k) => i + k,
-        None => b.len(),
+pub(crate) fn plain_ascii_end(b: &[u8], mut i: usize) -> usize {
+    // An index loop, as in `plain_end`: the scanner's string loop on a Cortex-M.
+    while let Some(&c) = b.get(i) {
+        if stops_plain_ascii(c) {
+            return i;
+        }
+        i += 1;
     }
+    b.len()
 }
