@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! table <demo|big> <first|middle|last|missing> <N>   one lookup, N times
+//! table <demo|big> all <N>                            every row of the table in turn, N times
 //! table check                                        every row found, a missing name not (what `cargo bench` runs)
 //! ```
 //!
@@ -12,6 +13,8 @@
 //! `eth_getBlockByNumber_0000` … `eth_getBlockByNumber_1023` (all 25 bytes, the same
 //! first 21: the worst case for anything that looks at a prefix or the length). The
 //! missing name is `eth_getBlockByNumber_1024`. Run `benches/table.sh` for the table.
+
+mod common;
 
 use std::hint::black_box;
 
@@ -33,7 +36,7 @@ fn big_names() -> Vec<&'static str> {
 /// built at compile time).
 fn big_table(names: &[&'static str]) -> MethodTable<()> {
     let rows: Vec<Method<()>> = names.iter().map(|n| Method::new(n, null)).collect();
-    MethodTable::new(Box::leak(rows.into_boxed_slice()))
+    common::leaked_table(rows)
 }
 
 /// `name` as the envelope parser hands it over: the inside of a JSON string.
@@ -52,6 +55,18 @@ fn measured_find(table: &MethodTable<()>, name: RawStr<'_>, n: usize) -> usize {
     found
 }
 
+/// Counted by callgrind too: each of `names` in turn, `n` times over.
+#[inline(never)]
+fn measured_find_all(table: &MethodTable<()>, names: &[RawStr<'_>], n: usize) -> usize {
+    let mut found = 0usize;
+    for _ in 0..n {
+        for &name in names {
+            found += black_box(table).find(black_box(name)).is_some() as usize;
+        }
+    }
+    found
+}
+
 fn pick<'a>(names: &[&'a str], which: &str) -> (&'a str, bool) {
     match which {
         "first" => (names[0], true),
@@ -64,7 +79,8 @@ fn pick<'a>(names: &[&'a str], which: &str) -> (&'a str, bool) {
 
 /// Every row is found, and names not in the table are not.
 fn check(table: &MethodTable<()>, names: &[&str]) {
-    for name in names {
+    for (k, name) in names.iter().enumerate() {
+        assert_eq!(table.position(raw_str(name)), Some(k), "{name}");
         assert!(table.find(raw_str(name)).is_some(), "{name}");
     }
     for missing in [
@@ -91,6 +107,12 @@ fn main() {
                 "big" => (&big, &names),
                 _ => panic!("demo or big, not {table}"),
             };
+            if *which == "all" {
+                let sent: Vec<RawStr<'_>> = names.iter().map(|name| raw_str(name)).collect();
+                let found = measured_find_all(table, &sent, n);
+                assert_eq!(found, n * names.len());
+                return;
+            }
             let (name, present) = pick(names, which);
             let found = measured_find(table, raw_str(name), n);
             assert_eq!(found, if present { n } else { 0 });

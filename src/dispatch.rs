@@ -72,11 +72,19 @@ impl<C> fmt::Debug for Method<C> {
     }
 }
 
-/// A method table fixed at compile time.
+/// A method table fixed at compile time: its rows, and a hash index of their names.
 ///
-/// Build it in a `const` or `static` (the [`method_table!`](crate::method_table) macro
-/// does): a name given twice, or a name that starts with `rpc.` (reserved by the
-/// specification), then fails the build.
+/// Build it in a `const` or `static` with the [`method_table!`](crate::method_table)
+/// macro, which computes the index at compile time. A name given twice, or a name that
+/// starts with `rpc.` (reserved by the specification), then fails the build; the
+/// check takes expected O(M) steps for M methods (each name hashed, and compared only
+/// with the names its hash collides with), so a table of thousands of methods builds
+/// in moments.
+///
+/// A lookup ([`find`](Self::find), [`position`](Self::position)) hashes the name once
+/// and compares it with the one or two rows its hash leads to: O(1) expected, whatever
+/// the size of the table (the index has a power-of-two number of slots, at least 1¼
+/// times the rows, probed linearly).
 ///
 /// ```compile_fail
 /// use jsonrpc_slice::{method_table, MethodTable, Params, ResultWriter, RpcError};
@@ -86,8 +94,24 @@ impl<C> fmt::Debug for Method<C> {
 /// }
 /// static TABLE: MethodTable<()> = method_table! { "a" => a, "a" => a };
 /// ```
+///
+/// ```compile_fail
+/// use jsonrpc_slice::{method_table, MethodTable, Params, ResultWriter, RpcError};
+///
+/// fn a<'p>(_: &mut (), _: Params<'p>, _: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+///     Ok(())
+/// }
+/// static TABLE: MethodTable<()> = method_table! { "a" => a, "rpc.a" => a };
+/// ```
 pub struct MethodTable<C: 'static> {
     methods: &'static [Method<C>],
+    /// The hash index: a power-of-two number of slots, each 0 (empty) or a row + 1
+    /// (low 16 bits) and the tag of its name's hash (high 16), every row in exactly one
+    /// slot, found by linear probing from the slot its name's hash picks (checked by
+    /// [`MethodTable::new`]).
+    index: &'static [u32],
+    /// How far a name's hash is shifted right to give its first slot.
+    shift: u8,
     /// Some name holds a backslash (then a name sent without escapes is compared byte
     /// for byte only, as before; without one, a byte-equal name is always the match).
     backslash: bool,
@@ -125,101 +149,345 @@ const fn reserved(name: &[u8]) -> bool {
     name.len() >= 4 && name[0] == b'r' && name[1] == b'p' && name[2] == b'c' && name[3] == b'.'
 }
 
-/// Fails the build (in a `const`) when `names` has a name twice or a name that starts
-/// with `rpc.`: the check of [`MethodTable::new`], for tables made of names alone
-/// ([`async_method_table!`](crate::async_method_table)).
-pub const fn check_names(names: &[&str]) {
-    let mut i = 0;
-    while i < names.len() {
-        let name = names[i].as_bytes();
-        if reserved(name) {
-            panic!("method names that start with `rpc.` are reserved by JSON-RPC 2.0");
-        }
-        let mut j = i + 1;
-        while j < names.len() {
-            if same_bytes(name, names[j].as_bytes()) {
-                panic!("a method name appears twice in the method table");
+/// The bytes a name's hash reads at a time: a `usize`.
+const WORD: usize = core::mem::size_of::<usize>();
+
+/// The multiplier of the name hash (FxHash's, for the width of a `usize`).
+const SEED: usize = if WORD == 8 {
+    0x517c_c1b7_2722_0a95_u64 as usize
+} else {
+    0x9e37_79b9
+};
+
+/// One step of the name hash: `word` mixed into `hash` (FxHash's step).
+#[inline(always)]
+const fn mix(hash: usize, word: usize) -> usize {
+    (hash.rotate_left(5) ^ word).wrapping_mul(SEED)
+}
+
+/// The hash of a method name, a `usize` (`WORD` bytes, little-endian) at a time: each
+/// whole word but one that ends the name, then the name's last word (which may overlap
+/// the one before: one load, no tail loop), then the length. A name shorter than a
+/// word is one word, padded with zeros. The same function builds the index at compile
+/// time and looks names up at run time; [`stream_hash`] is the same hash of bytes that
+/// come one at a time (a name sent with escapes, decoded).
+#[inline(always)]
+const fn name_hash(name: &[u8]) -> usize {
+    let mut hash = 0;
+    match name.last_chunk::<WORD>() {
+        Some(last) => {
+            let mut rest = name;
+            while let Some((word, tail)) = rest.split_first_chunk::<WORD>() {
+                if tail.is_empty() {
+                    break;
+                }
+                hash = mix(hash, usize::from_le_bytes(*word));
+                rest = tail;
             }
-            j += 1;
+            hash = mix(hash, usize::from_le_bytes(*last));
         }
-        i += 1;
+        None => {
+            let mut word = 0;
+            let mut k = name.len();
+            while k > 0 {
+                k -= 1;
+                word = (word << 8) | name[k] as usize;
+            }
+            hash = mix(hash, word);
+        }
+    }
+    mix(hash, name.len())
+}
+
+/// [`name_hash`] of the bytes `bytes` yields: the last `WORD` of them kept in a window,
+/// which is mixed in as a whole word each time one more byte shows it was not the last.
+fn stream_hash(bytes: impl Iterator<Item = u8>) -> usize {
+    let (mut hash, mut window, mut len) = (0, 0usize, 0usize);
+    for b in bytes {
+        if len >= WORD && len % WORD == 0 {
+            hash = mix(hash, window);
+        }
+        window = (window >> 8) | ((b as usize) << (usize::BITS - 8));
+        len += 1;
+    }
+    let last = match len {
+        // The window holds the last word.
+        WORD.. => window,
+        0 => 0,
+        // Fewer bytes than a word: down to the bottom, zeros above.
+        _ => window >> (8 * (WORD - len)),
+    };
+    mix(mix(hash, last), len)
+}
+
+/// `true` if `a` and `b` are the same bytes: a word at a time, the last word read where
+/// it ends (overlapping the one before), no call to `memcmp`. The lookup's comparison.
+#[inline(always)]
+fn same_name(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (Some(a_last), Some(b_last)) = (a.last_chunk::<WORD>(), b.last_chunk::<WORD>()) else {
+        // Shorter than a word.
+        return a.iter().zip(b).all(|(x, y)| x == y);
+    };
+    if a_last != b_last {
+        return false;
+    }
+    let (mut a, mut b) = (a, b);
+    while let (Some((x, a_rest)), Some((y, b_rest))) =
+        (a.split_first_chunk::<WORD>(), b.split_first_chunk::<WORD>())
+    {
+        if x != y {
+            return false;
+        }
+        (a, b) = (a_rest, b_rest);
+    }
+    true
+}
+
+/// The shift that turns a hash into a slot of an index of `slots` slots (a power of
+/// two): its top bits, FxHash's best. One slot: a shift by the full width, which
+/// `wrapping_shr` makes no shift (no row to find there anyway).
+const fn shift_for(slots: usize) -> u32 {
+    usize::BITS - slots.trailing_zeros()
+}
+
+/// The tag of a hash: the 16 bits below those that pick the slot (`shift` from
+/// [`shift_for`], at least 16 as an index has at most 2^16 slots). A slot holds its
+/// row's tag, so that a probe compares names only when the tags agree.
+#[inline(always)]
+const fn tag(hash: usize, shift: u32) -> u32 {
+    (hash >> (shift - 16)) as u16 as u32
+}
+
+/// Panics unless an index of `slots` slots can hold `methods` rows.
+const fn check_shape(slots: usize, methods: usize) {
+    if !slots.is_power_of_two() || slots <= methods || slots > 1 << 16 {
+        panic!("the index of a method table needs a power-of-two number of slots, more than the methods, at most 65,536");
     }
 }
 
+/// The number of slots [`method_table!`](crate::method_table) gives the index of a
+/// table of `methods` methods: the power of two at or above `methods + methods / 4 + 1`
+/// (so an index is at most four-fifths full, usually less).
+pub const fn index_len(methods: usize) -> usize {
+    (methods + methods / 4 + 1).next_power_of_two()
+}
+
+/// The hash index of a table whose rows have these `names`, in row order, with `S`
+/// slots (a power of two above `names.len()`, at most 65,536; [`index_len`] gives the
+/// one [`method_table!`](crate::method_table) uses), for [`MethodTable::new`]. Each
+/// slot is 0 (empty) or a row + 1 in its low 16 bits and a tag of its name's hash in
+/// its high 16.
+///
+/// # Panics
+///
+/// If two names are the same, a name starts with `rpc.`, or `S` does not fit. In a
+/// `const` or `static` initializer that panic is a compile error. It takes expected
+/// O(M) steps for M names: each name is hashed once and compared with the names
+/// already in the slots its probe passes that have its tag.
+pub const fn index<const S: usize>(names: &[&str]) -> [u32; S] {
+    check_shape(S, names.len());
+    let shift = shift_for(S);
+    let mut slots = [0u32; S];
+    let mut row = 0;
+    while row < names.len() {
+        let name = names[row].as_bytes();
+        if reserved(name) {
+            panic!("method names that start with `rpc.` are reserved by JSON-RPC 2.0");
+        }
+        let hash = name_hash(name);
+        let tag = tag(hash, shift);
+        let mut i = hash.wrapping_shr(shift);
+        loop {
+            let slot = slots[i];
+            if slot == 0 {
+                slots[i] = tag << 16 | (row + 1) as u32;
+                break;
+            }
+            let other = (slot & 0xffff) as usize - 1;
+            if slot >> 16 == tag && same_bytes(names[other].as_bytes(), name) {
+                panic!("a method name appears twice in the method table");
+            }
+            i = (i + 1) & (S - 1);
+        }
+        row += 1;
+    }
+    slots
+}
+
 impl<C> MethodTable<C> {
-    /// A table of `methods`.
+    /// A table of `methods` with the hash `index` of their names, as
+    /// [`index`](crate::dispatch::index) makes it (what
+    /// [`method_table!`](crate::method_table) writes for you).
+    ///
+    /// ```
+    /// use jsonrpc_slice::{dispatch, Method, MethodTable, Params, RawJson, ResultWriter, RpcError};
+    ///
+    /// fn a<'p>(_: &mut (), _: Params<'p>, _: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    ///     Ok(())
+    /// }
+    /// const NAMES: [&str; 2] = ["a", "b"];
+    /// static TABLE: MethodTable<()> = MethodTable::new(
+    ///     &[Method::new(NAMES[0], a), Method::new(NAMES[1], a)],
+    ///     &dispatch::index::<{ dispatch::index_len(NAMES.len()) }>(&NAMES),
+    /// );
+    /// let b = RawJson::new(br#""b""#)?.as_str().unwrap();
+    /// assert_eq!(TABLE.position(b), Some(1));
+    /// # Ok::<(), jsonrpc_slice::scan::ScanError>(())
+    /// ```
     ///
     /// # Panics
     ///
-    /// If two methods share a name, or a name starts with `rpc.`. In a `const` or
-    /// `static` initializer that panic is a compile error, which is where tables belong.
-    pub const fn new(methods: &'static [Method<C>]) -> Self {
-        let mut backslash = false;
+    /// If two methods share a name, a name starts with `rpc.`, or `index` is not the
+    /// index of these names. In a `const` or `static` initializer that panic is a
+    /// compile error, which is where tables belong. The check takes expected O(M)
+    /// steps for M methods: each name is hashed, and its probe walked to its row.
+    pub const fn new(methods: &'static [Method<C>], index: &'static [u32]) -> Self {
+        let slots = index.len();
+        check_shape(slots, methods.len());
+        let shift = shift_for(slots);
+        // Every slot empty or a row, as many rows as methods...
+        let mut used = 0;
         let mut i = 0;
-        while i < methods.len() {
-            let name = methods[i].name.as_bytes();
+        while i < slots {
+            if (index[i] & 0xffff) as usize > methods.len() {
+                panic!("the index does not match the methods of the table");
+            }
+            used += (index[i] & 0xffff != 0) as usize;
+            i += 1;
+        }
+        if used != methods.len() {
+            panic!("the index does not match the methods of the table");
+        }
+        // ...and each row where its probe finds it, with its tag, no row of the same
+        // name before it (so each row is in exactly one slot).
+        let mut backslash = false;
+        let mut row = 0;
+        while row < methods.len() {
+            let name = methods[row].name.as_bytes();
+            if reserved(name) {
+                panic!("method names that start with `rpc.` are reserved by JSON-RPC 2.0");
+            }
             let mut k = 0;
             while k < name.len() {
                 backslash |= name[k] == b'\\';
                 k += 1;
             }
-            if reserved(name) {
-                panic!("method names that start with `rpc.` are reserved by JSON-RPC 2.0");
-            }
-            let mut j = i + 1;
-            while j < methods.len() {
-                if same_bytes(name, methods[j].name.as_bytes()) {
+            let hash = name_hash(name);
+            let tag = tag(hash, shift);
+            let mut i = hash.wrapping_shr(shift);
+            loop {
+                let slot = index[i];
+                let other = (slot & 0xffff) as usize;
+                if other == 0 {
+                    panic!("the index does not match the methods of the table");
+                }
+                if other == row + 1 {
+                    if slot >> 16 != tag {
+                        panic!("the index does not match the methods of the table");
+                    }
+                    break;
+                }
+                if same_bytes(methods[other - 1].name.as_bytes(), name) {
                     panic!("a method name appears twice in the method table");
                 }
-                j += 1;
+                i = (i + 1) & (slots - 1);
             }
-            i += 1;
+            row += 1;
         }
-        Self { methods, backslash }
+        Self {
+            methods,
+            index,
+            shift: shift as u8,
+            backslash,
+        }
     }
 
-    /// The rows of the table.
+    /// The rows of the table, in the order they were given.
     pub const fn methods(&self) -> &'static [Method<C>] {
         self.methods
     }
 
     /// The handler for `name` (escapes in it decoded), if the table has one.
+    #[inline]
     pub fn find(&self, name: RawStr<'_>) -> Option<Handler<C>> {
+        let row = self.position(name)?;
+        self.methods.get(row).map(|m| m.handler)
+    }
+
+    /// The row of [`methods`](Self::methods) named `name` (escapes in it decoded), if
+    /// the table has one.
+    #[inline]
+    pub fn position(&self, name: RawStr<'_>) -> Option<usize> {
         if !FAST_PATHS {
-            // The compact build: one comparison, escapes decoded when there are any.
-            return self
-                .methods
-                .iter()
-                .find(|m| name.eq_str(m.name))
-                .map(|m| m.handler);
+            return self.position_scan(name);
         }
-        let raw = name.as_raw();
-        // Names as sent, byte for byte: the usual case. A name with an escape cannot
-        // match that way (table names have no backslash... or if one does, the decoded
-        // comparison below still decides).
+        // Names as sent, byte for byte: the usual case. (A name with an escape cannot
+        // match that way, when no table name has a backslash.)
         if !self.backslash {
-            if let Some(m) = self.methods.iter().find(|m| m.name.as_bytes() == raw) {
-                return Some(m.handler);
+            let raw = name.as_raw();
+            let found = self.probe(name_hash(raw), |n| same_name(n.as_bytes(), raw));
+            if found.is_some() {
+                return found;
             }
-            if !name.has_escapes() {
+        }
+        self.position_rest(name)
+    }
+
+    /// The rest of [`position`](Self::position): a name not found byte for byte, or
+    /// any name when a table name holds a backslash.
+    #[cold]
+    #[inline(never)]
+    fn position_rest(&self, name: RawStr<'_>) -> Option<usize> {
+        if !name.has_escapes() {
+            // Byte for byte is the decoded comparison.
+            if !self.backslash {
                 return None;
             }
-        } else if !name.has_escapes() {
-            return self
-                .methods
-                .iter()
-                .find(|m| m.name.as_bytes() == raw)
-                .map(|m| m.handler);
+            let raw = name.as_raw();
+            return self.probe(name_hash(raw), |n| same_name(n.as_bytes(), raw));
         }
-        self.methods
-            .iter()
-            .find(|m| name.eq_str(m.name))
-            .map(|m| m.handler)
+        self.position_decoded(name)
+    }
+
+    /// [`position`](Self::position) by the decoded name, hashed and compared a byte at
+    /// a time: for a name sent with escapes.
+    fn position_decoded(&self, name: RawStr<'_>) -> Option<usize> {
+        self.probe(stream_hash(name.bytes()), |n| name.eq_decoded(n))
+    }
+
+    /// [`position`](Self::position) in the compact build: the rows one after the
+    /// other, each compared with the decoded name. O(M), but the least code (the
+    /// firmware's flash budget); `position_scan_agrees` pins the two to each other.
+    fn position_scan(&self, name: RawStr<'_>) -> Option<usize> {
+        self.methods.iter().position(|m| name.eq_decoded(m.name))
+    }
+
+    /// The row whose name `eq` accepts, probing from the slot `hash` picks and
+    /// comparing names only in slots with its tag.
+    #[inline(always)]
+    fn probe(&self, hash: usize, eq: impl Fn(&str) -> bool) -> Option<usize> {
+        let mask = self.index.len().wrapping_sub(1);
+        let shift = self.shift as u32;
+        let tag = tag(hash, shift);
+        let mut i = hash.wrapping_shr(shift);
+        loop {
+            let slot = *self.index.get(i)?;
+            // An empty slot (0): no such name. (`new` checked that there is one.)
+            let row = ((slot & 0xffff) as usize).checked_sub(1)?;
+            if slot >> 16 == tag && eq(self.methods.get(row)?.name) {
+                return Some(row);
+            }
+            i = (i + 1) & mask;
+        }
     }
 }
 
-/// Builds a [`MethodTable`] from `"name" => handler` rows, checked at compile time when
-/// used in a `const` or `static`.
+/// Builds a [`MethodTable`] from `"name" => handler` rows, its index computed and
+/// checked at compile time (a name twice, or one that starts with `rpc.`, fails the
+/// build) when used in a `const` or `static`, where it belongs.
 ///
 /// ```
 /// use jsonrpc_slice::{method_table, MethodTable, Params, ResultWriter, RpcError};
@@ -237,7 +505,12 @@ impl<C> MethodTable<C> {
 #[macro_export]
 macro_rules! method_table {
     ($($name:expr => $handler:expr),* $(,)?) => {
-        $crate::MethodTable::new(&[$($crate::Method::new($name, $handler)),*])
+        $crate::MethodTable::new(
+            &[$($crate::Method::new($name, $handler)),*],
+            &$crate::dispatch::index::<
+                { $crate::dispatch::index_len(<[&str]>::len(&[$($name),*])) },
+            >(&[$($name),*]),
+        )
     };
 }
 
@@ -674,5 +947,152 @@ impl<C> Server<C> {
             return Ok(());
         }
         w.push_byte(b']')
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::boxed::Box;
+    use std::vec::Vec;
+
+    use super::*;
+
+    fn none<'p>(_: &mut (), _: Params<'p>, _: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+        Ok(())
+    }
+
+    /// Names of every length from 0 to 40 (all of a word, none, and the lengths around
+    /// each word boundary), of every byte value.
+    fn samples() -> impl Iterator<Item = Vec<u8>> {
+        (0..=40usize).flat_map(|len| {
+            (0..4u8).map(move |seed| {
+                (0..len)
+                    .map(|i| {
+                        (i as u8)
+                            .wrapping_mul(31)
+                            .wrapping_add(seed.wrapping_mul(97))
+                    })
+                    .collect()
+            })
+        })
+    }
+
+    #[test]
+    fn stream_hash_is_name_hash() {
+        for name in samples() {
+            assert_eq!(
+                stream_hash(name.iter().copied()),
+                name_hash(&name),
+                "{name:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_hash_reads_every_byte_and_the_length() {
+        for name in samples() {
+            let h = name_hash(&name);
+            for i in 0..name.len() {
+                let mut other = name.clone();
+                other[i] ^= 1;
+                assert_ne!(name_hash(&other), h, "{name:?} byte {i}");
+            }
+            let mut longer = name.clone();
+            longer.push(0);
+            assert_ne!(name_hash(&longer), h, "{name:?} and a zero");
+        }
+    }
+
+    /// A table of the demo names, a name with a backslash, one long name and names that
+    /// differ only in their middle; `(name sent, raw JSON string inside)` pairs.
+    static TABLE: MethodTable<()> = crate::method_table! {
+        "subtract" => none, "sum" => none, "get_data" => none, "a\\b" => none,
+        "" => none, "é" => none, "textDocument/semanticTokens/full/delta" => none,
+        "sensor.channel1.read" => none, "sensor.channel2.read" => none,
+    };
+
+    fn raw(inside: &'static str) -> RawStr<'static> {
+        RawStr::trusted(inside.as_bytes())
+    }
+
+    /// What the compact build does (`position_scan`), and the hashed lookup of the fast
+    /// build, find the same row for every name, sent plain or with escapes, and refuse
+    /// the same names.
+    #[test]
+    fn position_scan_agrees() {
+        let sent = [
+            "subtract",
+            "su\\u0062tract",
+            "\\u0073um",
+            "sum",
+            "get_data",
+            "a\\\\b",
+            "a\\b",
+            "",
+            "\\u00e9",
+            "é",
+            "textDocument/semanticTokens/full/delta",
+            "textDocument\\/semanticTokens\\/full\\/delta",
+            "sensor.channel1.read",
+            "sensor.channel2.read",
+            "sensor.channel3.read",
+            "sensor.channel2.rea\\u0064",
+            "subtrac",
+            "subtractt",
+            "Sum",
+            "rpc.x",
+            "\\u0000",
+            "sum\\u0000",
+        ];
+        for name in sent {
+            let scanned = TABLE.position_scan(raw(name));
+            let mut hashed = None;
+            if !TABLE.backslash {
+                hashed = TABLE.probe(name_hash(name.as_bytes()), |n| {
+                    n.as_bytes() == name.as_bytes()
+                });
+            }
+            if hashed.is_none() {
+                hashed = TABLE.position_rest(raw(name));
+            }
+            assert_eq!(scanned, hashed, "{name}");
+            assert_eq!(TABLE.position(raw(name)), scanned, "{name}");
+        }
+        for (row, m) in TABLE.methods().iter().enumerate() {
+            // Every table name but the one with a backslash is its own JSON string.
+            if !m.name().contains('\\') {
+                assert_eq!(TABLE.position(raw(m.name())), Some(row), "{}", m.name());
+                assert_eq!(
+                    TABLE.position_decoded(raw(m.name())),
+                    Some(row),
+                    "{}",
+                    m.name()
+                );
+            }
+        }
+        assert_eq!(TABLE.position(raw("a\\\\b")), Some(3));
+        assert_eq!(TABLE.position(raw("a\\b")), None);
+    }
+
+    #[test]
+    fn an_empty_table_finds_nothing() {
+        let empty: MethodTable<()> = MethodTable::new(&[], &[0]);
+        for name in ["", "a", "\\u0061", "a_longer_name_than_a_word"] {
+            assert_eq!(empty.position(raw(name)), None);
+            assert_eq!(empty.position_decoded(raw(name)), None);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "the index does not match")]
+    fn an_index_of_other_names_is_refused() {
+        static ROWS: [Method<()>; 2] = [Method::new("a", none), Method::new("b", none)];
+        let _ = MethodTable::new(&ROWS, Box::leak(Box::new(index::<4>(&["a", "c"]))));
+    }
+
+    #[test]
+    #[should_panic(expected = "appears twice")]
+    fn a_name_twice_is_refused() {
+        let _ = index::<8>(&["a", "b", "a"]);
     }
 }

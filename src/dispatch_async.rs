@@ -88,21 +88,28 @@ pub trait AsyncMethods<C> {
 /// ```
 #[macro_export]
 macro_rules! async_method_table {
-    ($(#[$attr:meta])* $vis:vis $name:ident<$ctx:ty> { $($method:literal => $handler:path),* $(,)? }) => {
+    ($(#[$attr:meta])* $vis:vis $name:ident<$ctx:ty> { $($method:expr => $handler:path),* $(,)? }) => {
         $(#[$attr])*
         $vis struct $name;
 
         impl $name {
-            /// The method names, in table order.
-            const NAMES: &'static [&'static str] = &[$($method),*];
-            /// Checked at compile time: no name twice, none reserved.
-            const CHECKED: () = $crate::dispatch::check_names(Self::NAMES);
+            /// The method names and their index: a method table whose rows run
+            /// nothing (the handlers are in `run`).
+            const TABLE: $crate::MethodTable<()> = $crate::method_table! {
+                $($method => Self::NO_HANDLER),*
+            };
+            /// The handler of every row of `TABLE`.
+            const NO_HANDLER: $crate::Handler<()> = |_, _, _| Ok(());
         }
+
+        // Checked at compile time, used or not: no name twice, none reserved.
+        const _: () = {
+            let _ = $name::TABLE;
+        };
 
         impl $crate::AsyncMethods<$ctx> for $name {
             fn find(&self, method: $crate::RawStr<'_>) -> Option<usize> {
-                let () = Self::CHECKED;
-                Self::NAMES.iter().position(|name| method.eq_str(name))
+                Self::TABLE.position(method)
             }
 
             async fn run<'p>(
@@ -150,7 +157,7 @@ impl<C, T: AsyncMethods<C>> AsyncServer<C, T> {
     pub const fn new(table: T) -> Self {
         Self {
             table,
-            base: Server::new(MethodTable::new(&[])),
+            base: Server::new(MethodTable::new(&[], &[0])),
             context: PhantomData,
         }
     }
