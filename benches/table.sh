@@ -20,11 +20,11 @@ exe=$(cargo bench --bench table --no-run --message-format=json 2>/dev/null |
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# count TABLE WHICH: instructions per lookup, the loop's own included (`measured_find`:
-# ~17, the loop, its `black_box`es and the call).
+# count TABLE WHICH: instructions per lookup, the measuring loop's own included (the
+# `loop` row: subtract it for the lookup alone).
 count() {
     local out="$tmp/cg.$RANDOM" n="$N"
-    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect="*measured_find*" \
+    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect="*measured_*" \
         "$exe" "$1" "$2" "$N" >/dev/null 2>"$out.log" || { cat "$out.log" >&2; exit 1; }
     local total
     total=$(sed -n 's/^summary: *//p; s/^totals: *//p' "$out" | head -n 1)
@@ -43,5 +43,13 @@ for table in demo big; do
     done
     printf ' %s |\n' "$(N=$((N / 100 + 1)) count "$table" all)"
 done
+loop_only() {
+    local out="$tmp/cg.$RANDOM"
+    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect="*measured_*" \
+        "$exe" loop "$N" >/dev/null 2>"$out.log" || { cat "$out.log" >&2; exit 1; }
+    sed -n 's/^summary: *//p; s/^totals: *//p' "$out" | head -n 1 |
+        awk -v n="$N" '{ printf "%.1f", $1 / n }'
+}
 echo
+echo "The measuring loop alone (its \`black_box\`es, no lookup): $(loop_only) per turn, included above."
 echo "Instructions per lookup (callgrind, N=$N, $(rustc --version | cut -d' ' -f1-2), bench profile, $(uname -m))."

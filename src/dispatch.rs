@@ -82,9 +82,16 @@ impl<C> fmt::Debug for Method<C> {
 /// in moments.
 ///
 /// A lookup ([`find`](Self::find), [`position`](Self::position)) hashes the name once
-/// and compares it with the one or two rows its hash leads to: O(1) expected, whatever
-/// the size of the table (the index has a power-of-two number of slots, at least 1¼
-/// times the rows, probed linearly).
+/// (a word at a time) and compares it with the row its hash leads to: O(1) expected,
+/// whatever the size of the table (the index has a power-of-two number of slots, more
+/// than twice the rows, probed linearly; each slot holds a 16-bit tag of its row's
+/// hash, so a name is compared only with rows whose tag it shares). About 90
+/// instructions for the last of 1 024 methods on x86-64 (`benches/table.sh`). The
+/// compact build (`--cfg jsonrpc_slice_compact`, 32-bit targets) scans the rows
+/// instead, O(M): less code for a Cortex-M's flash.
+///
+/// Names are matched byte for byte as sent, and a name sent with escapes
+/// (`"su\u0062tract"`) decoded.
 ///
 /// ```compile_fail
 /// use jsonrpc_slice::{method_table, MethodTable, Params, ResultWriter, RpcError};
@@ -176,13 +183,21 @@ const fn name_hash(name: &[u8]) -> usize {
     let mut hash = 0;
     match name.last_chunk::<WORD>() {
         Some(last) => {
+            // Two words a turn, then one, while a byte is left after them.
             let mut rest = name;
-            while let Some((word, tail)) = rest.split_first_chunk::<WORD>() {
+            while let Some((two, tail)) = rest.split_first_chunk::<{ 2 * WORD }>() {
                 if tail.is_empty() {
                     break;
                 }
-                hash = mix(hash, usize::from_le_bytes(*word));
+                let (a, b) = two.split_at(WORD);
+                hash = mix(hash, word_at(a));
+                hash = mix(hash, word_at(b));
                 rest = tail;
+            }
+            if let Some((word, tail)) = rest.split_first_chunk::<WORD>() {
+                if !tail.is_empty() {
+                    hash = mix(hash, usize::from_le_bytes(*word));
+                }
             }
             hash = mix(hash, usize::from_le_bytes(*last));
         }
@@ -197,6 +212,15 @@ const fn name_hash(name: &[u8]) -> usize {
         }
     }
     mix(hash, name.len())
+}
+
+/// The first word of `bytes` (at least `WORD` of them, else 0).
+#[inline(always)]
+const fn word_at(bytes: &[u8]) -> usize {
+    match bytes.first_chunk::<WORD>() {
+        Some(word) => usize::from_le_bytes(*word),
+        None => 0,
+    }
 }
 
 /// [`name_hash`] of the bytes `bytes` yields: the last `WORD` of them kept in a window,
@@ -227,17 +251,22 @@ fn same_name(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
-    let (Some(a_last), Some(b_last)) = (a.last_chunk::<WORD>(), b.last_chunk::<WORD>()) else {
+    let Some(at) = a.len().checked_sub(WORD) else {
         // Shorter than a word.
         return a.iter().zip(b).all(|(x, y)| x == y);
     };
-    if a_last != b_last {
+    // (Sliced rather than `last_chunk`: no check for a null pointer.)
+    if a.get(at..) != b.get(at..) {
         return false;
     }
+    // The words before the last one.
     let (mut a, mut b) = (a, b);
     while let (Some((x, a_rest)), Some((y, b_rest))) =
         (a.split_first_chunk::<WORD>(), b.split_first_chunk::<WORD>())
     {
+        if a_rest.len() <= WORD {
+            return x == y || a_rest.is_empty();
+        }
         if x != y {
             return false;
         }
@@ -245,7 +274,6 @@ fn same_name(a: &[u8], b: &[u8]) -> bool {
     }
     true
 }
-
 /// The shift that turns a hash into a slot of an index of `slots` slots (a power of
 /// two): its top bits, FxHash's best. One slot: a shift by the full width, which
 /// `wrapping_shr` makes no shift (no row to find there anyway).
@@ -253,12 +281,12 @@ const fn shift_for(slots: usize) -> u32 {
     usize::BITS - slots.trailing_zeros()
 }
 
-/// The tag of a hash: the 16 bits below those that pick the slot (`shift` from
-/// [`shift_for`], at least 16 as an index has at most 2^16 slots). A slot holds its
-/// row's tag, so that a probe compares names only when the tags agree.
+/// The tag of a hash: 16 bits from its middle (in a 64-bit build, apart from the top
+/// 16 at most that pick the slot). A slot holds its row's tag, so that a probe compares
+/// names only when the tags agree.
 #[inline(always)]
-const fn tag(hash: usize, shift: u32) -> u32 {
-    (hash >> (shift - 16)) as u16 as u32
+const fn tag(hash: usize) -> u32 {
+    (hash >> (usize::BITS / 2)) as u16 as u32
 }
 
 /// Panics unless an index of `slots` slots can hold `methods` rows.
@@ -269,10 +297,10 @@ const fn check_shape(slots: usize, methods: usize) {
 }
 
 /// The number of slots [`method_table!`](crate::method_table) gives the index of a
-/// table of `methods` methods: the power of two at or above `methods + methods / 4 + 1`
-/// (so an index is at most four-fifths full, usually less).
+/// table of `methods` methods: the power of two above twice as many (so an index is
+/// from a quarter to half full, and a probe rarely passes more than a slot or two).
 pub const fn index_len(methods: usize) -> usize {
-    (methods + methods / 4 + 1).next_power_of_two()
+    (2 * methods + 1).next_power_of_two()
 }
 
 /// The hash index of a table whose rows have these `names`, in row order, with `S`
@@ -298,7 +326,7 @@ pub const fn index<const S: usize>(names: &[&str]) -> [u32; S] {
             panic!("method names that start with `rpc.` are reserved by JSON-RPC 2.0");
         }
         let hash = name_hash(name);
-        let tag = tag(hash, shift);
+        let tag = tag(hash);
         let mut i = hash.wrapping_shr(shift);
         loop {
             let slot = slots[i];
@@ -319,7 +347,7 @@ pub const fn index<const S: usize>(names: &[&str]) -> [u32; S] {
 
 impl<C> MethodTable<C> {
     /// A table of `methods` with the hash `index` of their names, as
-    /// [`index`](crate::dispatch::index) makes it (what
+    /// [`index`] makes it (what
     /// [`method_table!`](crate::method_table) writes for you).
     ///
     /// ```
@@ -376,7 +404,7 @@ impl<C> MethodTable<C> {
                 k += 1;
             }
             let hash = name_hash(name);
-            let tag = tag(hash, shift);
+            let tag = tag(hash);
             let mut i = hash.wrapping_shr(shift);
             loop {
                 let slot = index[i];
@@ -411,36 +439,50 @@ impl<C> MethodTable<C> {
     }
 
     /// The handler for `name` (escapes in it decoded), if the table has one.
-    #[inline]
+    #[inline(always)]
     pub fn find(&self, name: RawStr<'_>) -> Option<Handler<C>> {
-        let row = self.position(name)?;
-        self.methods.get(row).map(|m| m.handler)
+        self.lookup(name).map(|(_, m)| m.handler)
     }
 
     /// The row of [`methods`](Self::methods) named `name` (escapes in it decoded), if
     /// the table has one.
-    #[inline]
+    #[inline(always)]
     pub fn position(&self, name: RawStr<'_>) -> Option<usize> {
+        self.lookup(name).map(|(row, _)| row)
+    }
+
+    /// The row named `name` (escapes in it decoded), and where it is.
+    // Always inlined: the lookup is a few dozen instructions, and its caller's
+    // registers saved once instead of twice.
+    #[inline(always)]
+    fn lookup(&self, name: RawStr<'_>) -> Option<(usize, &'static Method<C>)> {
         if !FAST_PATHS {
-            return self.position_scan(name);
+            return self.scan(name);
         }
         // Names as sent, byte for byte: the usual case. (A name with an escape cannot
         // match that way, when no table name has a backslash.)
         if !self.backslash {
             let raw = name.as_raw();
-            let found = self.probe(name_hash(raw), |n| same_name(n.as_bytes(), raw));
+            let by_bytes =
+                |raw: &[u8]| self.probe(name_hash(raw), |n| same_name(n.as_bytes(), raw));
+            // The same lookup twice: each copy knows whether the name is a word long,
+            // and checks it once.
+            let found = match raw.len() >= WORD {
+                true => by_bytes(raw),
+                false => by_bytes(raw),
+            };
             if found.is_some() {
                 return found;
             }
         }
-        self.position_rest(name)
+        self.lookup_rest(name)
     }
 
-    /// The rest of [`position`](Self::position): a name not found byte for byte, or
-    /// any name when a table name holds a backslash.
+    /// The rest of [`lookup`](Self::lookup): a name not found byte for byte, or any
+    /// name when a table name holds a backslash.
     #[cold]
     #[inline(never)]
-    fn position_rest(&self, name: RawStr<'_>) -> Option<usize> {
+    fn lookup_rest(&self, name: RawStr<'_>) -> Option<(usize, &'static Method<C>)> {
         if !name.has_escapes() {
             // Byte for byte is the decoded comparison.
             if !self.backslash {
@@ -449,45 +491,57 @@ impl<C> MethodTable<C> {
             let raw = name.as_raw();
             return self.probe(name_hash(raw), |n| same_name(n.as_bytes(), raw));
         }
-        self.position_decoded(name)
+        self.lookup_decoded(name)
     }
 
-    /// [`position`](Self::position) by the decoded name, hashed and compared a byte at
-    /// a time: for a name sent with escapes.
-    fn position_decoded(&self, name: RawStr<'_>) -> Option<usize> {
+    /// [`lookup`](Self::lookup) by the decoded name, hashed and compared a byte at a
+    /// time: for a name sent with escapes.
+    fn lookup_decoded(&self, name: RawStr<'_>) -> Option<(usize, &'static Method<C>)> {
         self.probe(stream_hash(name.bytes()), |n| name.eq_decoded(n))
     }
 
-    /// [`position`](Self::position) in the compact build: the rows one after the
-    /// other, each compared with the decoded name. O(M), but the least code (the
-    /// firmware's flash budget); `position_scan_agrees` pins the two to each other.
-    fn position_scan(&self, name: RawStr<'_>) -> Option<usize> {
-        self.methods.iter().position(|m| name.eq_decoded(m.name))
+    /// The lookup of the compact build: the rows one after the other, each compared
+    /// with the decoded name. O(M), but the least code (the firmware's flash budget:
+    /// the hashed lookup would cost it some 800 bytes); `scan_agrees` pins the two to
+    /// each other.
+    fn scan(&self, name: RawStr<'_>) -> Option<(usize, &'static Method<C>)> {
+        self.methods
+            .iter()
+            .enumerate()
+            .find(|(_, m)| name.eq_decoded(m.name))
     }
 
     /// The row whose name `eq` accepts, probing from the slot `hash` picks and
     /// comparing names only in slots with its tag.
     #[inline(always)]
-    fn probe(&self, hash: usize, eq: impl Fn(&str) -> bool) -> Option<usize> {
+    fn probe(&self, hash: usize, eq: impl Fn(&str) -> bool) -> Option<(usize, &'static Method<C>)> {
         let mask = self.index.len().wrapping_sub(1);
         let shift = self.shift as u32;
-        let tag = tag(hash, shift);
+        let tag = tag(hash);
         let mut i = hash.wrapping_shr(shift);
         loop {
             let slot = *self.index.get(i)?;
-            // An empty slot (0): no such name. (`new` checked that there is one.)
-            let row = ((slot & 0xffff) as usize).checked_sub(1)?;
-            if slot >> 16 == tag && eq(self.methods.get(row)?.name) {
-                return Some(row);
+            if slot >> 16 == tag {
+                // An empty slot (0, when the tag is 0 too) is no row: no such name.
+                let row = ((slot & 0xffff) as usize).wrapping_sub(1);
+                let method = self.methods.get(row)?;
+                if eq(method.name) {
+                    return Some((row, method));
+                }
+            } else if slot == 0 {
+                // An empty slot: no such name. (`new` checked that there is one.)
+                return None;
             }
             i = (i + 1) & mask;
         }
     }
 }
 
-/// Builds a [`MethodTable`] from `"name" => handler` rows, its index computed and
+/// Builds a [`MethodTable`] from `"name" => handler` rows, its hash index computed and
 /// checked at compile time (a name twice, or one that starts with `rpc.`, fails the
-/// build) when used in a `const` or `static`, where it belongs.
+/// build; expected O(M) steps for M rows) when used in a `const` or `static`, where it
+/// belongs. The rows stay in the order given; the index has
+/// [`index_len`](crate::dispatch::index_len) slots.
 ///
 /// ```
 /// use jsonrpc_slice::{method_table, MethodTable, Params, ResultWriter, RpcError};
@@ -989,6 +1043,22 @@ mod tests {
     }
 
     #[test]
+    fn same_name_compares_every_byte() {
+        for name in samples() {
+            assert!(same_name(&name, &name.clone()));
+            for i in 0..name.len() {
+                let mut other = name.clone();
+                other[i] ^= 0x80;
+                assert!(!same_name(&name, &other), "{name:?} byte {i}");
+                assert!(!same_name(&other, &name), "{name:?} byte {i}");
+            }
+            let mut longer = name.clone();
+            longer.push(0);
+            assert!(!same_name(&name, &longer));
+        }
+    }
+
+    #[test]
     fn the_hash_reads_every_byte_and_the_length() {
         for name in samples() {
             let h = name_hash(&name);
@@ -1015,11 +1085,11 @@ mod tests {
         RawStr::trusted(inside.as_bytes())
     }
 
-    /// What the compact build does (`position_scan`), and the hashed lookup of the fast
+    /// What the compact build does (`scan`), and the hashed lookup of the fast
     /// build, find the same row for every name, sent plain or with escapes, and refuse
     /// the same names.
     #[test]
-    fn position_scan_agrees() {
+    fn scan_agrees() {
         let sent = [
             "subtract",
             "su\\u0062tract",
@@ -1044,30 +1114,30 @@ mod tests {
             "\\u0000",
             "sum\\u0000",
         ];
-        for name in sent {
-            let scanned = TABLE.position_scan(raw(name));
-            let mut hashed = None;
-            if !TABLE.backslash {
-                hashed = TABLE.probe(name_hash(name.as_bytes()), |n| {
-                    n.as_bytes() == name.as_bytes()
-                });
+        for table in [&TABLE, &crate::demo::TABLE] {
+            for name in sent {
+                let scanned = table.scan(raw(name)).map(|(row, _)| row);
+                let mut hashed = None;
+                if !table.backslash {
+                    hashed = table.probe(name_hash(name.as_bytes()), |n| {
+                        same_name(n.as_bytes(), name.as_bytes())
+                    });
+                }
+                if hashed.is_none() {
+                    hashed = table.lookup_rest(raw(name));
+                }
+                assert_eq!(scanned, hashed.map(|(row, _)| row), "{name}");
+                assert_eq!(table.position(raw(name)), scanned, "{name}");
+                assert_eq!(table.find(raw(name)).is_some(), scanned.is_some(), "{name}");
             }
-            if hashed.is_none() {
-                hashed = TABLE.position_rest(raw(name));
-            }
-            assert_eq!(scanned, hashed, "{name}");
-            assert_eq!(TABLE.position(raw(name)), scanned, "{name}");
-        }
-        for (row, m) in TABLE.methods().iter().enumerate() {
-            // Every table name but the one with a backslash is its own JSON string.
-            if !m.name().contains('\\') {
-                assert_eq!(TABLE.position(raw(m.name())), Some(row), "{}", m.name());
-                assert_eq!(
-                    TABLE.position_decoded(raw(m.name())),
-                    Some(row),
-                    "{}",
-                    m.name()
-                );
+            for (row, m) in table.methods().iter().enumerate() {
+                // Every table name but the one with a backslash is its own JSON string.
+                if !m.name().contains('\\') {
+                    let name = raw(m.name());
+                    assert_eq!(table.position(name), Some(row), "{}", m.name());
+                    let decoded = table.lookup_decoded(name).map(|(row, _)| row);
+                    assert_eq!(decoded, Some(row), "{}", m.name());
+                }
             }
         }
         assert_eq!(TABLE.position(raw("a\\\\b")), Some(3));
@@ -1079,7 +1149,7 @@ mod tests {
         let empty: MethodTable<()> = MethodTable::new(&[], &[0]);
         for name in ["", "a", "\\u0061", "a_longer_name_than_a_word"] {
             assert_eq!(empty.position(raw(name)), None);
-            assert_eq!(empty.position_decoded(raw(name)), None);
+            assert!(empty.lookup_decoded(raw(name)).is_none());
         }
     }
 

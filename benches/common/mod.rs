@@ -413,6 +413,7 @@ pub fn leaked_table<C>(rows: Vec<Method<C>>) -> MethodTable<C> {
         256 => leak::<256>(&names),
         512 => leak::<512>(&names),
         1024 => leak::<1024>(&names),
+        8192 => leak::<8192>(&names),
         2048 => leak::<2048>(&names),
         4096 => leak::<4096>(&names),
         n => panic!("no index of {n} slots here"),
