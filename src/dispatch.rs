@@ -298,7 +298,8 @@ const fn check_shape(slots: usize, methods: usize) {
 
 /// The number of slots [`method_table!`](crate::method_table) gives the index of a
 /// table of `methods` methods: the power of two above twice as many (so an index is
-/// from a quarter to half full, and a probe rarely passes more than a slot or two).
+/// from a quarter to half full, and a probe rarely passes more than a slot or two). An
+/// index has at most 65,536 slots, so such a table at most 32,767 methods.
 pub const fn index_len(methods: usize) -> usize {
     (2 * methods + 1).next_power_of_two()
 }

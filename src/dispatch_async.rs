@@ -7,9 +7,9 @@
 //! A table of async handlers is a type made by [`async_method_table!`](crate::async_method_table): the macro
 //! finds a method's row through the hash index of a [`MethodTable`] of its names (as
 //! the sync table does), then writes the code that calls each handler by its row (a
-//! chain of comparisons with constants, which the compiler turns into jump tables), so
-//! there is no boxing and no allocation — the future of a call holds the future of the
-//! one handler it runs.
+//! chain of comparisons with constants, which the compiler turns into jump tables of
+//! 64 rows each), so there is no boxing and no allocation — the future of a call holds
+//! the future of the one handler it runs.
 //!
 //! ```
 //! use jsonrpc_slice::{async_method_table, AsyncServer, Params, ResultWriter, RpcError};
