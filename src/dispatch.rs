@@ -86,7 +86,8 @@ impl<C> fmt::Debug for Method<C> {
 /// whatever the size of the table (the index has a power-of-two number of slots, more
 /// than twice the rows, probed linearly; each slot holds a 16-bit tag of its row's
 /// hash, so a name is compared only with rows whose tag it shares). About 90
-/// instructions for the last of 1 024 methods on x86-64 (`benches/table.sh`). The
+/// instructions for the last of 1 024 methods on x86-64 (`benches/table.sh`); a table
+/// of at most four methods is scanned instead, which costs fewer. The
 /// compact build (`--cfg jsonrpc_slice_compact`, 32-bit targets) scans the rows
 /// instead, O(M): less code for a Cortex-M's flash.
 ///
@@ -155,6 +156,10 @@ const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 const fn reserved(name: &[u8]) -> bool {
     name.len() >= 4 && name[0] == b'r' && name[1] == b'p' && name[2] == b'c' && name[3] == b'.'
 }
+
+/// The most rows a lookup in the fast build compares one after the other instead of
+/// hashing the name: fewer instructions for a table that small.
+const SCANNED: usize = 4;
 
 /// The bytes a name's hash reads at a time: a `usize`.
 const WORD: usize = core::mem::size_of::<usize>();
@@ -464,6 +469,14 @@ impl<C> MethodTable<C> {
         // match that way, when no table name has a backslash.)
         if !self.backslash {
             let raw = name.as_raw();
+            if self.methods.len() <= SCANNED {
+                // A few rows: compared one after the other, cheaper than a hash.
+                let found = self.scan_bytes(raw);
+                if found.is_some() {
+                    return found;
+                }
+                return self.lookup_rest(name);
+            }
             let by_bytes =
                 |raw: &[u8]| self.probe(name_hash(raw), |n| same_name(n.as_bytes(), raw));
             // The same lookup twice: each copy knows whether the name is a word long,
@@ -499,6 +512,16 @@ impl<C> MethodTable<C> {
     /// time: for a name sent with escapes.
     fn lookup_decoded(&self, name: RawStr<'_>) -> Option<(usize, &'static Method<C>)> {
         self.probe(stream_hash(name.bytes()), |n| name.eq_decoded(n))
+    }
+
+    /// The rows one after the other, each compared byte for byte with `raw`: the
+    /// lookup of a table of at most [`SCANNED`] rows (no table name with a backslash).
+    #[inline(always)]
+    fn scan_bytes(&self, raw: &[u8]) -> Option<(usize, &'static Method<C>)> {
+        self.methods
+            .iter()
+            .enumerate()
+            .find(|(_, m)| same_name(m.name.as_bytes(), raw))
     }
 
     /// The lookup of the compact build: the rows one after the other, each compared
@@ -1082,13 +1105,18 @@ mod tests {
         "sensor.channel1.read" => none, "sensor.channel2.read" => none,
     };
 
+    /// A table small enough to be scanned in the fast build too.
+    static SMALL: MethodTable<()> = crate::method_table! {
+        "subtract" => none, "sum" => none, "" => none, "textDocument/semanticTokens/full/delta" => none,
+    };
+
     fn raw(inside: &'static str) -> RawStr<'static> {
         RawStr::trusted(inside.as_bytes())
     }
 
-    /// What the compact build does (`scan`), and the hashed lookup of the fast
-    /// build, find the same row for every name, sent plain or with escapes, and refuse
-    /// the same names.
+    /// What the compact build does (`scan`), the hashed lookup of the fast build, and
+    /// its scan of small tables (`scan_bytes`) find the same row for every name, sent
+    /// plain or with escapes, and refuse the same names.
     #[test]
     fn scan_agrees() {
         let sent = [
@@ -1115,7 +1143,8 @@ mod tests {
             "\\u0000",
             "sum\\u0000",
         ];
-        for table in [&TABLE, &crate::demo::TABLE] {
+        assert!(SMALL.methods().len() <= SCANNED && crate::demo::TABLE.methods().len() > SCANNED);
+        for table in [&TABLE, &crate::demo::TABLE, &SMALL] {
             for name in sent {
                 let scanned = table.scan(raw(name)).map(|(row, _)| row);
                 let mut hashed = None;
@@ -1123,6 +1152,8 @@ mod tests {
                     hashed = table.probe(name_hash(name.as_bytes()), |n| {
                         same_name(n.as_bytes(), name.as_bytes())
                     });
+                    let scanned = table.scan_bytes(name.as_bytes()).map(|(row, _)| row);
+                    assert_eq!(scanned, hashed.map(|(row, _)| row), "{name}");
                 }
                 if hashed.is_none() {
                     hashed = table.lookup_rest(raw(name));
