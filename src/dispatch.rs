@@ -123,6 +123,9 @@ pub struct MethodTable<C: 'static> {
     /// Some name holds a backslash (then a name sent without escapes is compared byte
     /// for byte only, as before; without one, a byte-equal name is always the match).
     backslash: bool,
+    /// No name holds a backslash and there are more than [`SCANNED`] rows: the fast
+    /// build hashes a name sent as it is (one test on the usual path).
+    hashed: bool,
 }
 
 impl<C> Clone for MethodTable<C> {
@@ -436,6 +439,7 @@ impl<C> MethodTable<C> {
             index,
             shift: shift as u8,
             backslash,
+            hashed: !backslash && methods.len() > SCANNED,
         }
     }
 
@@ -467,16 +471,16 @@ impl<C> MethodTable<C> {
         }
         // Names as sent, byte for byte: the usual case. (A name with an escape cannot
         // match that way, when no table name has a backslash.)
-        if !self.backslash {
-            let raw = name.as_raw();
-            if self.methods.len() <= SCANNED {
+        let raw = name.as_raw();
+        if !self.hashed {
+            if !self.backslash {
                 // A few rows: compared one after the other, cheaper than a hash.
                 let found = self.scan_bytes(raw);
                 if found.is_some() {
                     return found;
                 }
-                return self.lookup_rest(name);
             }
+        } else {
             let by_bytes =
                 |raw: &[u8]| self.probe(name_hash(raw), |n| same_name(n.as_bytes(), raw));
             // The same lookup twice: each copy knows whether the name is a word long,
