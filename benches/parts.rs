@@ -21,7 +21,7 @@ use std::path::Path;
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use jsonrpc_slice::envelope::{parse_response, ResponseMessage};
-use jsonrpc_slice::{Limits, Method, MethodTable, Params, ResultWriter, RpcError, Server};
+use jsonrpc_slice::{Limits, Method, Params, ResultWriter, RpcError, Server};
 
 /// A handler for every generated name: answers `null`.
 fn null<'p>(_: &mut (), _: Params<'p>, _: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
@@ -34,7 +34,7 @@ fn server(names: &[String]) -> Server<()> {
         .iter()
         .map(|n| Method::new(Box::leak(n.clone().into_boxed_str()), null))
         .collect();
-    Server::new(MethodTable::new(Box::leak(rows.into_boxed_slice())))
+    Server::new(common::leaked_table(rows))
 }
 
 fn request(method: &str) -> Vec<u8> {

@@ -5,8 +5,11 @@
 //! `BatchState`, `Server::fail`).
 //!
 //! A table of async handlers is a type made by [`async_method_table!`](crate::async_method_table): the macro
-//! writes the `match` that calls each handler, so there is no boxing and no
-//! allocation — the future of a call holds the future of the one handler it runs.
+//! finds a method's row through the hash index of a [`MethodTable`] of its names (as
+//! the sync table does), then writes the code that calls each handler by its row (a
+//! chain of comparisons with constants, which the compiler turns into jump tables of
+//! 64 rows each), so there is no boxing and no allocation — the future of a call holds
+//! the future of the one handler it runs.
 //!
 //! ```
 //! use jsonrpc_slice::{async_method_table, AsyncServer, Params, ResultWriter, RpcError};
@@ -75,8 +78,12 @@ pub trait AsyncMethods<C> {
 
 /// Builds a type that implements [`AsyncMethods`] from `"name" => handler` rows, each
 /// handler an `async fn(&mut C, Params<'p>, &mut ResultWriter<'_>) -> Result<(),
-/// RpcError<'p>>`. As with [`method_table!`](crate::method_table), a name given twice
-/// or a name that starts with `rpc.` fails the build.
+/// RpcError<'p>>` (a name is any constant `&str` expression: a literal, `concat!`…).
+/// As with [`method_table!`](crate::method_table), a name given twice or a name that
+/// starts with `rpc.` fails the build, whether the type is used or not (checked in
+/// expected O(M) for M rows). Its [`find`](AsyncMethods::find) is the lookup of a
+/// [`MethodTable`]'s hash index, O(1) expected (in the compact build, a scan of the
+/// names); its `run` reaches a row through jump tables.
 ///
 /// ```compile_fail
 /// use jsonrpc_slice::{async_method_table, Params, ResultWriter, RpcError};
@@ -88,21 +95,28 @@ pub trait AsyncMethods<C> {
 /// ```
 #[macro_export]
 macro_rules! async_method_table {
-    ($(#[$attr:meta])* $vis:vis $name:ident<$ctx:ty> { $($method:literal => $handler:path),* $(,)? }) => {
+    ($(#[$attr:meta])* $vis:vis $name:ident<$ctx:ty> { $($method:expr => $handler:path),* $(,)? }) => {
         $(#[$attr])*
         $vis struct $name;
 
         impl $name {
-            /// The method names, in table order.
-            const NAMES: &'static [&'static str] = &[$($method),*];
-            /// Checked at compile time: no name twice, none reserved.
-            const CHECKED: () = $crate::dispatch::check_names(Self::NAMES);
+            /// The method names and their index: a method table whose rows run
+            /// nothing (the handlers are in `run`).
+            const TABLE: $crate::MethodTable<()> = $crate::method_table! {
+                $($method => Self::NO_HANDLER),*
+            };
+            /// The handler of every row of `TABLE`.
+            const NO_HANDLER: $crate::Handler<()> = |_, _, _| Ok(());
         }
+
+        // Checked at compile time, used or not: no name twice, none reserved.
+        const _: () = {
+            let _ = $name::TABLE;
+        };
 
         impl $crate::AsyncMethods<$ctx> for $name {
             fn find(&self, method: $crate::RawStr<'_>) -> Option<usize> {
-                let () = Self::CHECKED;
-                Self::NAMES.iter().position(|name| method.eq_str(name))
+                Self::TABLE.position(method)
             }
 
             async fn run<'p>(
@@ -150,7 +164,7 @@ impl<C, T: AsyncMethods<C>> AsyncServer<C, T> {
     pub const fn new(table: T) -> Self {
         Self {
             table,
-            base: Server::new(MethodTable::new(&[])),
+            base: Server::new(MethodTable::new(&[], &[0])),
             context: PhantomData,
         }
     }

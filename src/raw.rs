@@ -420,7 +420,7 @@ impl<'a> RawStr<'a> {
     /// [`eq_str`](Self::eq_str) in the compact build: decoded always, in one
     /// out-of-line loop, and no `memcmp` to link.
     #[inline(never)]
-    fn eq_decoded(&self, s: &str) -> bool {
+    pub(crate) fn eq_decoded(&self, s: &str) -> bool {
         self.bytes().eq(s.bytes())
     }
 

@@ -55,7 +55,7 @@ use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::frame::{answer_chunk, Framer};
 use jsonrpc_slice::scan::{DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
-use jsonrpc_slice::{demo, Limits, Method, MethodTable, Server};
+use jsonrpc_slice::{demo, dispatch, Limits, Method, MethodTable, Server};
 
 const KIB: usize = 1024;
 
@@ -123,7 +123,16 @@ fn server(p: &Profile) -> Server<()> {
         let name: &'static str = Box::leak("m".repeat(len).into_boxed_str());
         methods.push(Method::new(name, demo::sum::<()>));
     }
-    Server::new(MethodTable::new(Box::leak(methods.into_boxed_slice()))).with_limits(p.limits)
+    let names: Vec<&str> = methods.iter().map(|m| m.name()).collect();
+    // The index `method_table!` would give these rows: the demo's nine, and three.
+    const SLOTS: usize = dispatch::index_len(9 + 3);
+    assert_eq!(names.len(), 9 + 3);
+    let index: &'static [u32] = Box::leak(Box::new(dispatch::index::<SLOTS>(&names)));
+    Server::new(MethodTable::new(
+        Box::leak(methods.into_boxed_slice()),
+        index,
+    ))
+    .with_limits(p.limits)
 }
 
 // ---------------------------------------------------------------------------------

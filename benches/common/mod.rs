@@ -50,7 +50,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use jsonrpc_slice::envelope::{self, Call, Envelope, Outcome, ResponseMessage};
-use jsonrpc_slice::{demo, method_table, Limits, Params, ResultWriter, RpcError, Server};
+use jsonrpc_slice::{
+    demo, dispatch, method_table, Limits, Method, MethodTable, Params, ResultWriter, RpcError,
+    Server,
+};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use simd_json::{Node, StaticNode, Tape};
@@ -745,3 +748,31 @@ fn subtract_params<'p>(
 
 /// The reply row's server: one method, `subtract`.
 pub static ANSWER: Server<()> = Server::new(method_table! { "subtract" => subtract_params });
+
+/// A method table of `rows` built at run time (leaked: benches build their tables
+/// once), with the index `method_table!` would give it at compile time.
+pub fn leaked_table<C>(rows: Vec<Method<C>>) -> MethodTable<C> {
+    let names: Vec<&str> = rows.iter().map(|m| m.name()).collect();
+    /// The index of `S` slots, leaked.
+    fn leak<const S: usize>(names: &[&str]) -> &'static [u32] {
+        Box::leak(Box::new(dispatch::index::<S>(names)))
+    }
+    let index = match dispatch::index_len(names.len()) {
+        1 => leak::<1>(&names),
+        2 => leak::<2>(&names),
+        4 => leak::<4>(&names),
+        8 => leak::<8>(&names),
+        16 => leak::<16>(&names),
+        32 => leak::<32>(&names),
+        64 => leak::<64>(&names),
+        128 => leak::<128>(&names),
+        256 => leak::<256>(&names),
+        512 => leak::<512>(&names),
+        1024 => leak::<1024>(&names),
+        8192 => leak::<8192>(&names),
+        2048 => leak::<2048>(&names),
+        4096 => leak::<4096>(&names),
+        n => panic!("no index of {n} slots here"),
+    };
+    MethodTable::new(Box::leak(rows.into_boxed_slice()), index)
+}
