@@ -171,6 +171,10 @@ pub mod scan;
 pub mod serde;
 pub mod service;
 mod simd;
+/// The SIMD bodies, for the `simd` fuzz target only (`--cfg fuzzing`).
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub use simd::fuzzing as simd_fuzzing;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod std_io;

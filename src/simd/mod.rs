@@ -83,5 +83,52 @@ pub(crate) fn plain_ascii_end(b: &[u8], i: usize) -> usize {
     body::plain_ascii_end(b, i)
 }
 
+/// Every body, for the `simd` fuzz target (cargo-fuzz builds with `--cfg fuzzing`),
+/// which pins them to the scalar one: not part of the API.
+#[cfg(fuzzing)]
+pub mod fuzzing {
+    /// A body: its name, then its [`plain_end`](super::plain_end) and
+    /// [`plain_ascii_end`](super::plain_ascii_end).
+    pub type Body = (
+        &'static str,
+        fn(&[u8], usize) -> usize,
+        fn(&[u8], usize) -> usize,
+    );
+
+    /// The scalar body: the oracle.
+    pub const SCALAR: Body = (
+        "scalar",
+        super::scalar::plain_end,
+        super::scalar::plain_ascii_end,
+    );
+
+    const SWAR: Body = ("swar", super::swar::plain_end, super::swar::plain_ascii_end);
+    const BUILD: Body = ("build's", super::plain_end, super::plain_ascii_end);
+
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    const BODIES: &[Body] = &[
+        SWAR,
+        ("sse2", super::sse2::plain_end, super::sse2::plain_ascii_end),
+        BUILD,
+    ];
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    const BODIES: &[Body] = &[
+        SWAR,
+        ("neon", super::neon::plain_end, super::neon::plain_ascii_end),
+        BUILD,
+    ];
+    #[cfg(not(any(
+        all(target_arch = "x86_64", target_feature = "sse2"),
+        all(target_arch = "aarch64", target_feature = "neon")
+    )))]
+    const BODIES: &[Body] = &[SWAR, BUILD];
+
+    /// Every body compiled on this target but the scalar one, and the one this build
+    /// uses.
+    pub fn bodies() -> &'static [Body] {
+        BODIES
+    }
+}
+
 #[cfg(test)]
 mod tests;

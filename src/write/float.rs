@@ -14,6 +14,7 @@ pub(crate) struct NumberText {
 }
 
 impl NumberText {
+    /// An empty text.
     pub(crate) const fn new() -> Self {
         Self {
             bytes: [0; 40],
@@ -21,6 +22,7 @@ impl NumberText {
         }
     }
 
+    /// The text written so far.
     pub(crate) fn as_bytes(&self) -> &[u8] {
         self.bytes.get(..self.len).unwrap_or(&[])
     }
@@ -168,7 +170,7 @@ fn decimal_text(units: i64, scale: u8) -> Option<NumberText> {
     loop {
         i -= 1;
         // `div10`: no 64-bit division routine on a 32-bit target.
-        let (q, r) = super::div10(rest);
+        let (q, r) = super::number::div10(rest);
         if let Some(d) = digits.get_mut(i) {
             *d = b'0' + r;
         }

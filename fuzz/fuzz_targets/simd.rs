@@ -1,0 +1,33 @@
+//! The inner byte loops of `src/simd/`: every body compiled on this target (SSE2 or
+//! NEON, SWAR, and the one the build uses) returns what the scalar body returns, for
+//! both routines, on arbitrary bytes, from every start offset (past the end too), and
+//! on the same bytes at 16 different alignments.
+//!
+//! Input layout: `data[0]` picks the alignment shift (`data[0] % 16`), the rest is the
+//! buffer.
+#![no_main]
+
+use jsonrpc_slice::simd_fuzzing::{bodies, SCALAR};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&shift, rest)) = data.split_first() else {
+        return;
+    };
+    // The buffer at a chosen offset from a 16-byte boundary: the vector loads must not
+    // care.
+    let mut room = [0u8; 32 + 4096];
+    let rest = &rest[..rest.len().min(4096)];
+    let start = room.as_ptr().align_offset(16).min(15) + usize::from(shift % 16);
+    room[start..start + rest.len()].copy_from_slice(rest);
+    let b = &room[start..start + rest.len()];
+    let (_, scalar_plain, scalar_ascii) = SCALAR;
+    for i in (0..=b.len() + 1).chain([usize::MAX]) {
+        let plain = scalar_plain(b, i);
+        let ascii = scalar_ascii(b, i);
+        for &(name, body_plain, body_ascii) in bodies() {
+            assert_eq!(body_plain(b, i), plain, "{name} plain_end at {i}");
+            assert_eq!(body_ascii(b, i), ascii, "{name} plain_ascii_end at {i}");
+        }
+    }
+});

@@ -1,0 +1,76 @@
+//! String content: escaped as JSON needs, for the handler's strings and keys, error
+//! messages and anything `Display`.
+
+use core::fmt;
+
+use super::{ResultWriter, WriteError};
+
+/// `fmt::Write` into a writer, escaping as JSON strings need.
+struct Escaping<'w, 'o> {
+    /// Where the text goes.
+    w: &'w mut ResultWriter<'o>,
+    /// The write error behind a `fmt::Error`.
+    err: Option<WriteError>,
+}
+
+impl fmt::Write for Escaping<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.w.escaped(s).map_err(|e| {
+            self.err = Some(e);
+            fmt::Error
+        })
+    }
+}
+
+impl ResultWriter<'_> {
+    /// Writes the inside of a JSON string (no quotes), escaping as needed: each run of
+    /// bytes that need no escape in one push, then the escape of the byte that ends it.
+    pub(crate) fn escaped(&mut self, s: &str) -> Result<(), WriteError> {
+        let mut rest = s.as_bytes();
+        loop {
+            let (run, tail) = rest.split_at(crate::simd::plain_end(rest, 0).min(rest.len()));
+            self.push(run)?;
+            let Some((&b, after)) = tail.split_first() else {
+                return Ok(());
+            };
+            self.escape(b)?;
+            rest = after;
+        }
+    }
+
+    /// The escape of `b`, a `"`, a `\\` or a control character.
+    fn escape(&mut self, b: u8) -> Result<(), WriteError> {
+        let short = match b {
+            b'"' | b'\\' => b,
+            b'\n' => b'n',
+            b'\r' => b'r',
+            b'\t' => b't',
+            _ => 0,
+        };
+        // `\u00XY` for the other control characters (below 0x20), else the first two
+        // bytes made `\` and the short form: one push either way.
+        let low = b & 0xF;
+        let low = if low < 10 {
+            b'0' + low
+        } else {
+            b'a' + low - 10
+        };
+        let mut text = [b'\\', b'u', b'0', b'0', b'0' + (b >> 4), low];
+        let mut len = text.len();
+        if short != 0 {
+            text[1] = short;
+            len = 2;
+        }
+        self.push(text.get(..len).unwrap_or(&[]))
+    }
+
+    /// Writes `v` formatted, escaped (no quotes).
+    pub(crate) fn escaped_display(&mut self, v: impl fmt::Display) -> Result<(), WriteError> {
+        let mut sink = Escaping { w: self, err: None };
+        match fmt::write(&mut sink, format_args!("{v}")) {
+            Ok(()) => Ok(()),
+            // A `Display` impl that fails on its own is the handler's misuse.
+            Err(_) => Err(sink.err.unwrap_or(WriteError::Misuse)),
+        }
+    }
+}
