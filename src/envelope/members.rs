@@ -157,6 +157,7 @@ impl<'a> Slots<'a> {
     }
 
     /// `jsonrpc` is present and exactly the string `"2.0"` (escapes decoded).
+    #[inline(always)]
     pub(super) fn version_ok(&self) -> bool {
         match self.get(Member::Jsonrpc) {
             // As most senders write it (the fast build only: flash).

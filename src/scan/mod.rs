@@ -133,8 +133,7 @@ fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
 
 /// An error of `kind` at `i`. The walk turns it into `UnexpectedEnd` when `i` is the
 /// end of the input (see `value`), in one place for every rule.
-#[cold]
-#[inline(never)]
+#[inline(always)]
 fn fail(kind: ScanErrorKind, i: usize) -> ScanError {
     ScanError { kind, offset: i }
 }

@@ -32,11 +32,16 @@ pub(crate) fn string(b: &[u8], i: usize) -> Result<usize, ScanError> {
 #[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
 fn string_rest(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
     loop {
-        i = simd::plain_ascii_end(b, i);
+        // The compact build reads plain bytes one at a time in the match below (the
+        // smallest loop).
+        if super::FAST_PATHS {
+            i = simd::plain_ascii_end(b, i);
+        }
         match byte_at(b, i) {
             b'"' => return Ok(i + 1),
             b'\\' => i = escape(b, i)?,
             0x80..=0xFF => i = non_ascii(b, i)?,
+            0x20..=0x7F => i += 1,
             _ => return Err(fail(ScanErrorKind::ControlCharacter, i)),
         }
     }
@@ -120,35 +125,36 @@ fn utf8_sequence(b: &[u8], i: usize) -> Result<usize, usize> {
 /// offset of the byte that says so. The one escape decoder: the scanner checks with it,
 /// [`RawStr`](crate::RawStr) decodes with it.
 pub(crate) fn escape_at(b: &[u8], i: usize) -> Result<(u32, usize), (ScanErrorKind, usize)> {
-    let simple = match byte_at(b, i + 1) {
-        c @ (b'"' | b'\\' | b'/') => c,
-        b'b' => 0x08,
-        b'f' => 0x0C,
-        b'n' => b'\n',
-        b'r' => b'\r',
-        b't' => b'\t',
-        b'u' => 0,
-        _ => return Err((ScanErrorKind::InvalidEscape, i + 1)),
-    };
-    if simple != 0 {
-        return Ok((u32::from(simple), i + 2));
+    let c = byte_at(b, i + 1);
+    if c != b'u' {
+        // The one-letter escapes, and what each stands for.
+        const LETTERS: &[u8; 8] = b"\"\\/bfnrt";
+        const MEANS: &[u8; 8] = b"\"\\/\x08\x0c\n\r\t";
+        return match LETTERS.iter().position(|&l| l == c) {
+            Some(k) => Ok((u32::from(MEANS[k]), i + 2)),
+            None => Err((ScanErrorKind::InvalidEscape, i + 1)),
+        };
     }
-    let unit = hex4(b, i + 2)?;
-    match unit {
-        0xD800..=0xDBFF => {
-            // A high surrogate must be followed by `\u` and a low one.
-            if byte_at(b, i + 6) != b'\\' || byte_at(b, i + 7) != b'u' {
-                return Err((ScanErrorKind::LoneSurrogate, i));
-            }
-            match hex4(b, i + 8)? {
-                low @ 0xDC00..=0xDFFF => {
-                    Ok((0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), i + 12))
+    // `\u`: a code unit, or a high surrogate, then `\u` and a low one.
+    let mut high = 0;
+    let mut at = i + 2;
+    loop {
+        let unit = hex4(b, at)?;
+        match (high, unit) {
+            (0, 0xD800..=0xDBFF) => {
+                if byte_at(b, at + 4) != b'\\' || byte_at(b, at + 5) != b'u' {
+                    return Err((ScanErrorKind::LoneSurrogate, i));
                 }
-                _ => Err((ScanErrorKind::LoneSurrogate, i)),
+                high = unit;
+                at += 6;
             }
+            (0, 0xDC00..=0xDFFF) => return Err((ScanErrorKind::LoneSurrogate, i)),
+            (0, _) => return Ok((unit, at + 4)),
+            (_, 0xDC00..=0xDFFF) => {
+                return Ok((0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00), at + 4))
+            }
+            _ => return Err((ScanErrorKind::LoneSurrogate, i)),
         }
-        0xDC00..=0xDFFF => Err((ScanErrorKind::LoneSurrogate, i)),
-        _ => Ok((unit, i + 6)),
     }
 }
 

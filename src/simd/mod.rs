@@ -76,8 +76,6 @@ pub(crate) fn plain_end(b: &[u8], i: usize) -> usize {
 
 /// The offset of the first byte at or after `i` that is `"`, `\`, below 0x20 or
 /// non-ASCII (0x80 and above), or `b.len()` if there is none.
-// Until the scanner calls it (the lead's rewrite of `scan.rs`, issue 16).
-#[allow(dead_code)]
 #[inline]
 pub(crate) fn plain_ascii_end(b: &[u8], i: usize) -> usize {
     body::plain_ascii_end(b, i)
