@@ -58,8 +58,7 @@ fn escape(b: &[u8], i: usize) -> Result<usize, ScanError> {
 
 /// Checks string content from `i`, a non-ASCII byte, as strict UTF-8; returns the
 /// offset where the string loop goes on. The fast build checks the whole run up to the
-/// next `"`, `\` or control character with `core::str::from_utf8` (word-at-a-time over
-/// ASCII, a table per sequence); the compact one checks the one sequence at `i` with
+/// next `"`, `\` or control character at once ([`simd::is_utf8`]); the compact one checks the one sequence at `i` with
 /// [`utf8_sequence`], which is also what names the byte of an error. The unit tests pin
 /// the two to each other.
 // Out of line on the fast build; inlined into its one caller on the compact one.
@@ -76,7 +75,11 @@ fn non_ascii(b: &[u8], i: usize) -> Result<usize, ScanError> {
 /// [`non_ascii`] on the fast build.
 pub(super) fn non_ascii_run(b: &[u8], i: usize) -> Result<usize, ScanError> {
     let end = simd::plain_end(b, i);
-    match core::str::from_utf8(b.get(i..end).unwrap_or(&[])) {
+    let run = b.get(i..end).unwrap_or(&[]);
+    if simd::is_utf8(run) {
+        return Ok(end);
+    }
+    match core::str::from_utf8(run) {
         Ok(_) => Ok(end),
         // The first sequence that is not UTF-8 starts at `valid_up_to`; the error names
         // the byte that breaks it (which may be the stop after a cut sequence).

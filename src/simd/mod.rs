@@ -128,5 +128,17 @@ pub mod fuzzing {
     }
 }
 
+/// Whether `b` is UTF-8 (strict, as `core::str::from_utf8` has it). With the `std`
+/// feature on the fast build, simdutf8's SIMD check, the widest the CPU has (detected
+/// at run time); otherwise `core::str::from_utf8`, a word at a time over ASCII. Only
+/// the verdict: where an error is, `core` says (the scanner asks it on the cold path).
+#[inline]
+pub(crate) fn is_utf8(b: &[u8]) -> bool {
+    #[cfg(all(feature = "std", jsonrpc_slice_fast))]
+    return simdutf8::basic::from_utf8(b).is_ok();
+    #[cfg(not(all(feature = "std", jsonrpc_slice_fast)))]
+    return core::str::from_utf8(b).is_ok();
+}
+
 #[cfg(test)]
 mod tests;

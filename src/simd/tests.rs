@@ -231,3 +231,40 @@ fn the_build_uses_a_body() {
         }
     }
 }
+
+/// `is_utf8` (simdutf8 with `std` on the fast build) says what `core::str::from_utf8`
+/// says: on valid text of every width, at every length, and with each byte of it
+/// replaced by a byte that breaks or changes it.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "simdutf8's SIMD under Miri: slow, and not this crate's code"
+)]
+fn is_utf8_agrees_with_core() {
+    let text =
+        "plain, é, €, 😀, 東京, and more plain text: long enough for the wide checks".repeat(3);
+    let text = text.as_bytes();
+    let mut checked = 0;
+    for len in 0..text.len() {
+        let cut = &text[..len];
+        assert_eq!(
+            super::is_utf8(cut),
+            core::str::from_utf8(cut).is_ok(),
+            "{cut:02x?}"
+        );
+        checked += 1;
+    }
+    for at in 0..text.len() {
+        for with in [0x80u8, 0xC0, 0xED, 0xF4, 0xFF, b'a', 0xBF] {
+            let mut b = text.to_vec();
+            b[at] = with;
+            assert_eq!(
+                super::is_utf8(&b),
+                core::str::from_utf8(&b).is_ok(),
+                "{at} {with:02x}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000);
+}
