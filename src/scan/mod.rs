@@ -133,7 +133,8 @@ fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
 
 /// An error of `kind` at `i`. The walk turns it into `UnexpectedEnd` when `i` is the
 /// end of the input (see `value`), in one place for every rule.
-#[inline(always)]
+#[cold]
+#[inline(never)]
 fn fail(kind: ScanErrorKind, i: usize) -> ScanError {
     ScanError { kind, offset: i }
 }
