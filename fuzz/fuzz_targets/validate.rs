@@ -5,17 +5,32 @@
 //! numbers as lexemes: `1e400` is fine for both), except for the two documented
 //! differences, decided exactly rather than skipped: more than 128 nested containers
 //! (`TooDeep` here; `RawValue` has no limit, and `Value`'s limit is one lower than
-//! ours) and unpaired `\u` surrogate escapes (`LoneSurrogate` here).
+//! ours) and unpaired `\u` surrogate escapes (`LoneSurrogate` here). First of all, the
+//! exact answer (the end, or the error's kind and offset) of the naive byte-at-a-time
+//! oracle of `tests/common/naive_scan.rs`.
 #![no_main]
 
-use jsonrpc_slice::scan::{validate, value_end, ScanErrorKind};
+use jsonrpc_slice::scan::{validate, value_end, ScanError, ScanErrorKind};
 use jsonrpc_slice::{Kind, RawJson};
 use jsonrpc_slice_fuzz::{self as oracle, offset, Members};
 use libfuzzer_sys::fuzz_target;
 use serde_json::value::RawValue;
 
+/// The scanner's oracle (it takes `ScanError` and `ScanErrorKind` from here).
+#[path = "../../tests/common/naive_scan.rs"]
+mod naive;
+
 fuzz_target!(|data: &[u8]| {
     let ours = validate(data, 128);
+    assert_eq!(
+        ours,
+        naive::validate(data, 128).map(|_| ()),
+        "the naive oracle's verdict"
+    );
+    // (JSON whitespace: space, tab, line feed, carriage return; not form feed.)
+    if let Some(i) = data.iter().position(|c| !b" \t\n\r".contains(c)) {
+        assert_eq!(value_end(data, 0, 128), naive::value_end(data, i, 128));
+    }
     if !oracle::serde_accepts(data) {
         assert!(ours.is_err(), "accepted, serde_json rejects");
         return;
