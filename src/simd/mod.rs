@@ -128,6 +128,18 @@ pub mod fuzzing {
     }
 }
 
+/// The bytes among the 16 at `i` that [`plain_ascii_end`] stops at, as a mask (bit
+/// `k` for the byte at `i + k`); `None` when fewer than 16 bytes are left. For loops
+/// that take each stop of a chunk in turn (the scanner's strings with escapes). SSE2
+/// has it in one instruction; the NEON and SWAR builds use the scalar body.
+#[inline]
+pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
+    #[cfg(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2"))]
+    return sse2::plain_ascii_mask(b, i);
+    #[cfg(not(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2")))]
+    return scalar::plain_ascii_mask(b, i);
+}
+
 /// Whether `b` is UTF-8 (strict, as `core::str::from_utf8` has it). With the `std`
 /// feature on the fast build, simdutf8's SIMD check, the widest the CPU has (detected
 /// at run time); otherwise `core::str::from_utf8`, a word at a time over ASCII. Only

@@ -39,3 +39,21 @@ pub(crate) fn plain_ascii_end(b: &[u8], mut i: usize) -> usize {
     }
     b.len()
 }
+
+/// See [`super::plain_ascii_mask`]. (Every build's but the SSE2 one, whose tests pin
+/// it to this.)
+#[cfg_attr(
+    all(jsonrpc_slice_fast, target_arch = "x86_64", not(test)),
+    allow(dead_code)
+)]
+#[inline]
+pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
+    let chunk = b.get(i..)?.first_chunk::<16>()?;
+    let mut mask = 0;
+    for (k, &c) in chunk.iter().enumerate() {
+        if stops_plain_ascii(c) {
+            mask |= 1 << k;
+        }
+    }
+    Some(mask)
+}

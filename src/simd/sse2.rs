@@ -144,3 +144,10 @@ pub(crate) fn plain_end(b: &[u8], i: usize) -> usize {
 pub(crate) fn plain_ascii_end(b: &[u8], i: usize) -> usize {
     end(b, i, stops_plain_ascii, swar::plain_ascii_end)
 }
+
+/// See [`super::plain_ascii_mask`].
+#[inline(always)]
+pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
+    let chunk = b.get(i..)?.first_chunk::<16>()?;
+    Some(bits(stops_plain_ascii(load(chunk))))
+}

@@ -268,3 +268,28 @@ fn is_utf8_agrees_with_core() {
     }
     assert!(checked > 1000);
 }
+
+/// `plain_ascii_mask`, the build's and the SSE2 one, against the scalar one, and the
+/// scalar mask against `plain_ascii_end`: its lowest bit is where the run ends.
+#[test]
+fn masks_agree() {
+    let mut b: Vec<u8> = (0..=255u8).collect();
+    b.extend_from_slice(b"plain text with a \" and a \\ and \x01 and caf\xc3\xa9 inside");
+    let step = if cfg!(miri) { 7 } else { 1 };
+    for i in (0..b.len() + 2).step_by(step) {
+        let want = scalar::plain_ascii_mask(&b, i);
+        assert_eq!(super::plain_ascii_mask(&b, i), want, "at {i}");
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        assert_eq!(super::sse2::plain_ascii_mask(&b, i), want, "sse2 at {i}");
+        if let Some(m) = want {
+            let end = scalar::plain_ascii_end(&b, i);
+            if m == 0 {
+                assert!(end >= i + 16);
+            } else {
+                assert_eq!(end, i + m.trailing_zeros() as usize);
+            }
+        } else {
+            assert!(i + 16 > b.len());
+        }
+    }
+}
