@@ -1,13 +1,13 @@
 //! The inner byte loops of `src/simd/`: every body compiled on this target (SSE2 or
 //! NEON, SWAR, and the one the build uses) returns what the scalar body returns, for
-//! both routines, on arbitrary bytes, from every start offset (past the end too), and
+//! both routines (and the build's `plain_ascii_mask` the scalar one's), on arbitrary bytes, from every start offset (past the end too), and
 //! on the same bytes at 16 different alignments.
 //!
 //! Input layout: `data[0]` picks the alignment shift (`data[0] % 16`), the rest is the
 //! buffer.
 #![no_main]
 
-use jsonrpc_slice::simd_fuzzing::{bodies, SCALAR};
+use jsonrpc_slice::simd_fuzzing::{bodies, masks, SCALAR};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -29,5 +29,7 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(body_plain(b, i), plain, "{name} plain_end at {i}");
             assert_eq!(body_ascii(b, i), ascii, "{name} plain_ascii_end at {i}");
         }
+        let (scalar_mask, build_mask) = masks(b, i);
+        assert_eq!(build_mask, scalar_mask, "plain_ascii_mask at {i}");
     }
 });

@@ -93,6 +93,15 @@ pub mod fuzzing {
         fn(&[u8], usize) -> usize,
     );
 
+    /// [`plain_ascii_mask`](super::plain_ascii_mask) of the scalar body, then the
+    /// build's.
+    pub fn masks(b: &[u8], i: usize) -> (Option<u32>, Option<u32>) {
+        (
+            super::scalar::plain_ascii_mask(b, i),
+            super::plain_ascii_mask(b, i),
+        )
+    }
+
     /// The scalar body: the oracle.
     pub const SCALAR: Body = (
         "scalar",
