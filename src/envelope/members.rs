@@ -244,7 +244,7 @@ impl<'a, 's> Recorder<'a, 's> {
 // Out of line: called for the few members of the outermost object only, and kept out
 // of the walk's loop.
 impl Visit for Recorder<'_, '_> {
-    #[inline(never)]
+    #[inline(always)]
     fn known_key(&mut self, i: usize) -> usize {
         if !FAST_PATHS {
             // The compact build reads every key the general way (flash).
