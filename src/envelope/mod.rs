@@ -1,7 +1,7 @@
 //! Envelope: the members of a Request (or Notification) object, and batches of them.
 //!
 //! The second room of the flow. [`parse`] validates all of the message as JSON (through
-//! [`scan`](crate::scan)) and picks out `jsonrpc`, `method`, `params` and `id`, in any
+//! [`scan`]) and picks out `jsonrpc`, `method`, `params` and `id`, in any
 //! order, in the same pass: the scanner reports each member of the outermost object as
 //! it ends (`members.rs` names them). A batch is validated whole first (nothing of an
 //! invalid batch may run); its elements are then read one by one with the trusted
@@ -12,7 +12,7 @@
 //!
 //! # Contract
 //!
-//! - Any input, any limits: no panic, constant stack (see [`scan`](crate::scan)).
+//! - Any input, any limits: no panic, constant stack (see [`scan`]).
 //! - An input that is not valid JSON *anywhere* is an `Err`: nothing of it is
 //!   dispatched, batch elements before the error included.
 //! - Every other input is an [`Envelope`]: one [`Call`], or a [`Batch`] of them, each

@@ -8,7 +8,7 @@
 //! (`value.rs`, which can report the members of the outermost container as they pass,
 //! so a reader of the envelope needs no second pass), strings with their escapes and
 //! UTF-8 (`string.rs`), numbers (`number.rs`). The runs of plain string bytes are read
-//! by the per-target loops of [`simd`](crate::simd). Input already validated is walked
+//! by the per-target loops of the crate's `simd` module. Input already validated is walked
 //! by the one trusted skipper (`skip.rs`), which only finds where values end.
 //!
 //! # Contract
