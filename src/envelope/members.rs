@@ -186,7 +186,11 @@ impl<'a> Slots<'a> {
                 }
             };
             let value_start = skip_ws(input, after_colon);
-            let value_end = skip_trusted(input, value_start);
+            let value_end = match input.get(value_start..value_start + 5) {
+                // `"2.0"`, as most senders write it.
+                Some(b"\"2.0\"") if m == Member::Jsonrpc => value_start + 5,
+                _ => skip_trusted(input, value_start),
+            };
             if let Some(value) = input.get(value_start..value_end) {
                 self.record(m, RawJson::trusted(value));
             }

@@ -6,6 +6,7 @@
 //! unit tests pin it to the validator.
 
 use super::{byte_at, FAST_PATHS};
+use crate::simd;
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -35,36 +36,9 @@ const fn bytes_eq(x: u64, byte: u8) -> u64 {
 pub(crate) fn skip_string_trusted(b: &[u8], i: usize) -> usize {
     let mut i = i + 1;
     loop {
-        let Some(x) = word(b, i) else {
-            return skip_string_tail(b, i);
-        };
-        let mut m = bytes_eq(x, b'"') | bytes_eq(x, b'\\');
-        if m == 0 {
-            i += 8;
-            continue;
-        }
-        loop {
-            let k = (m.trailing_zeros() / 8) as usize;
-            match (x >> (8 * k)) as u8 {
-                b'"' => return i + k + 1,
-                b'\\' if k == 7 => {
-                    i += 9;
-                    break;
-                }
-                b'\\' => m &= (!0u64 << (8 * k + 8)) << 8,
-                _ => m &= m - 1,
-            }
-            if m == 0 {
-                i += 8;
-                break;
-            }
-        }
-    }
-}
-
-#[cold]
-fn skip_string_tail(b: &[u8], mut i: usize) -> usize {
-    loop {
+        // The plain run ends at `"`, `\` or a control byte (which validated JSON has
+        // none of in a string; on other input it is passed over).
+        i = simd::plain_end(b, i);
         match b.get(i) {
             None => return b.len(),
             Some(b'"') => return i + 1,
