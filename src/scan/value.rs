@@ -15,11 +15,11 @@ use super::{byte_at, fail, skip_ws, ScanError, ScanErrorKind, MAX_DEPTH_LIMIT};
 /// anything inside its members or elements. The walk keeps no state for it.
 pub(crate) trait Visit {
     /// At the opening quote `i` of a key of the outermost object (the walk has seen the
-    /// `"`): the offset just past
-    /// the colon after it, when the bytes from `i` are exactly a key and colon that
-    /// this visitor knows (plain ASCII letters, so valid JSON, which the walk then does
-    /// not read again) and it has taken that member as begun; otherwise 0, and the walk
-    /// reads the key and calls [`key`](Self::key).
+    /// `"`): the offset just past the colon after it, when the bytes from `i` are
+    /// exactly a key and colon that this visitor knows (plain ASCII letters, so valid
+    /// JSON, which the walk then does not read again) and it has taken that member as
+    /// begun; otherwise 0, and the walk reads the key and calls [`key`](Self::key).
+    /// Asked on the fast build only: the compact one reads every key the general way.
     fn known_key(&mut self, i: usize) -> usize;
     /// A member of the outermost object begins: its key at `key..key_end` (quotes
     /// included), its value at `value` (after the colon and any whitespace).
