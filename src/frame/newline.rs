@@ -325,4 +325,79 @@ mod tests {
             assert_eq!(got, [(4, true), (0, false)], "split at {split}");
         }
     }
+
+    /// What an accumulator makes of `input` fed in `chunks`, through `feed` or through
+    /// `feed_bytewise`: each event and how much input it leaves, then the end.
+    fn events(
+        input: &[u8],
+        chunks: &[usize],
+        bytewise: bool,
+    ) -> std::vec::Vec<std::string::String> {
+        use std::format;
+        let mut acc = LineAccumulator::<16>::new();
+        let mut out = std::vec::Vec::new();
+        let (mut at, mut k) = (0, 0);
+        while at < input.len() {
+            let n = chunks[k % chunks.len()].min(input.len() - at);
+            k += 1;
+            let mut rest = &input[at..at + n];
+            at += n;
+            loop {
+                let r = if bytewise {
+                    acc.feed_bytewise(rest)
+                } else {
+                    acc.feed(rest)
+                };
+                match r {
+                    FeedResult::Consumed => break,
+                    FeedResult::Frame { frame, remaining } => {
+                        out.push(format!("frame {frame:?} {}", remaining.len()));
+                        rest = remaining;
+                    }
+                    FeedResult::Oversized { remaining } => {
+                        out.push(format!("oversized {}", remaining.len()));
+                        rest = remaining;
+                    }
+                    FeedResult::Malformed { remaining } => {
+                        out.push(format!("malformed {}", remaining.len()));
+                        rest = remaining;
+                    }
+                }
+            }
+        }
+        out.push(format!("{:?}", acc.finish()));
+        out
+    }
+
+    /// The two ways of feeding, the fast build's and the compact build's, make the same
+    /// frames from the same bytes, however they are cut: lines short and long, blank,
+    /// with `\r\n`, with a `\r` alone, one byte under, at and over the buffer's size.
+    #[test]
+    fn feed_and_feed_bytewise_agree() {
+        let mut rng: u64 = 0x243F_6A88_85A3_08D3;
+        let alphabet = b"ab\n\n\r{}\"x";
+        let mut checked = 0;
+        for len in 0..200 {
+            let mut input = std::vec::Vec::new();
+            for _ in 0..len {
+                rng = rng
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                input.push(alphabet[(rng >> 33) as usize % alphabet.len()]);
+            }
+            for line in [15usize, 16, 17] {
+                input.extend(core::iter::repeat(b'y').take(line));
+                input.push(b'\n');
+            }
+            for chunks in [&[1usize][..], &[3, 1, 7], &[16], &[64], &[5, 17, 2]] {
+                assert_eq!(
+                    events(&input, chunks, false),
+                    events(&input, chunks, true),
+                    "{input:?} in {chunks:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 1000);
+    }
 }
