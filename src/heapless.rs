@@ -12,7 +12,8 @@ impl<C> Server<C> {
     /// nothing is to be sent. On `Err` it is left empty.
     ///
     /// Each call first fills the vector's whole capacity with zeros (the room must be
-    /// initialised bytes, and this crate has no `unsafe`): `N` bytes of work per
+    /// initialised bytes, and this crate has no `unsafe` outside its SIMD loops):
+    /// `N` bytes of work per
     /// message. For a large reply buffer, [`handle`](Server::handle) into a slice you
     /// keep costs nothing of the kind.
     ///

@@ -1,6 +1,6 @@
 //! The elements of a batch: counted as the scanner validates the batch, then read one
-//! at a time as any array is walked, with the trusted skipper (an element is never
-//! validated twice).
+//! at a time with the trusted skipper (on the fast build an element is never validated
+//! twice; on the compact one the trusted skip is the validator itself, for flash).
 
 use super::members::Slots;
 use super::Top;
@@ -43,9 +43,9 @@ impl<'a> BatchElements<'a> {
         Some(element)
     }
 
-    /// Reads the next element (the fast build): `Some(true)` when it is an object (its envelope members
-    /// recorded into `slots`, which start empty), `Some(false)` when it is not, `None`
-    /// after the last one.
+    /// Reads the next element (the fast build): `Some(true)` when it is an object (its
+    /// envelope members recorded into `slots`, which start empty), `Some(false)` when
+    /// it is not, `None` after the last one.
     pub(super) fn next_into(&mut self, slots: &mut Slots<'a>) -> Option<bool> {
         let (batch, start) = (self.batch, self.pos);
         if start >= batch.len() || byte_at(batch, start) == b']' {

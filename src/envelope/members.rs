@@ -45,14 +45,13 @@ pub(super) const RESPONSE_MEMBERS: u8 = 1 << Member::Jsonrpc as u8
     | 1 << Member::Error as u8
     | 1 << Member::Id as u8;
 
-/// The member an escaped key names, escapes decoded: rare, so one comparison per
-/// name.
-// Out of line on the fast build (rare there); inlined into its one caller on the
-// compact one.
+/// The member a key names, escapes decoded, compared name by name: the compact
+/// build's way for every key, the fast build's for keys with escapes (rare there).
+// Out of line on the fast build; inlined into its one caller on the compact one.
 #[cfg_attr(jsonrpc_slice_fast, cold)]
 #[cfg_attr(jsonrpc_slice_fast, inline(never))]
 #[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
-fn member_escaped(key: RawStr<'_>) -> Member {
+fn member_decoded(key: RawStr<'_>) -> Member {
     MEMBERS
         .iter()
         .find(|(name, _)| key.eq_str(name))
@@ -114,7 +113,7 @@ fn member_of(key: RawStr<'_>) -> Member {
     if !FAST_PATHS {
         // The compact build: one comparison per name, escapes decoded when there are
         // any (flash).
-        return member_escaped(key);
+        return member_decoded(key);
     }
     match key.as_raw() {
         b"jsonrpc" => Member::Jsonrpc,
@@ -123,7 +122,7 @@ fn member_of(key: RawStr<'_>) -> Member {
         b"id" => Member::Id,
         b"result" => Member::Result,
         b"error" => Member::Error,
-        _ if key.has_escapes() => member_escaped(key),
+        _ if key.has_escapes() => member_decoded(key),
         _ => Member::Other,
     }
 }
@@ -218,7 +217,7 @@ impl<'a> Slots<'a> {
     pub(super) fn of_by_name(object: RawJson<'a>) -> Self {
         let mut slots = Slots::default();
         for (key, value) in object.members() {
-            slots.record(member_escaped(key), value);
+            slots.record(member_decoded(key), value);
         }
         slots
     }

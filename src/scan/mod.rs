@@ -97,10 +97,12 @@ pub(crate) fn text<V: Visit>(
     Ok((start, end))
 }
 
-/// Whether the word-at-a-time paths are compiled in: on 64-bit targets, where an
-/// 8-byte word is one register. Elsewhere (a Cortex-M) the crate is built for size
-/// (see `docs/DESIGN.md`, "The compact build"). The scanner is the same code in both
-/// builds; the writer and the framer still branch on it.
+/// Whether this is the fast build (64-bit targets, where an 8-byte word is one
+/// register, unless `--cfg jsonrpc_slice_compact`) rather than the compact one, built
+/// for size (a Cortex-M). The scanner is one walk in both; what differs (its string
+/// loops, whitespace, the envelope's readers, the writer's sink, the framer) branches
+/// on this, and each pair is pinned by a unit test (`docs/DESIGN.md`, "The compact
+/// build" and "The walkers").
 pub(crate) const FAST_PATHS: bool = cfg!(jsonrpc_slice_fast);
 
 /// The byte at `i`, or `0` past the end.

@@ -1,9 +1,10 @@
 //! The trusted skipper: where a value ends, in input the validator has accepted.
 //!
-//! It only finds ends: brackets counted outside strings, a word at a time on the fast
-//! build. On input that is not valid JSON it still ends, at or before the end of the
-//! input, without panicking. `raw::skip_trusted` is its one caller outside `scan`; the
-//! unit tests pin it to the validator.
+//! It only finds ends: strings over `simd::plain_end`, brackets counted outside
+//! strings a word at a time on the fast build. On input that is not valid JSON it still
+//! ends, at or before the end of the input, without panicking. Its callers are
+//! `raw::skip_trusted` and the envelope's batch reader (`Slots::read`); the unit tests
+//! pin it to the validator.
 
 use super::{byte_at, FAST_PATHS};
 use crate::simd;
@@ -12,7 +13,7 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// The eight bytes at `i` as a little-endian word, if there are eight. Never in the
-/// compact build: every word-at-a-time loop then goes straight to its byte-loop tail.
+/// compact build: the container skip then goes straight to its byte-loop tail.
 #[inline(always)]
 fn word(b: &[u8], i: usize) -> Option<u64> {
     if !FAST_PATHS {

@@ -1,8 +1,8 @@
 //! Strings: plain runs, escapes and strict UTF-8.
 //!
-//! The run of plain ASCII bytes is the per-target loop of
-//! [`simd::plain_ascii_end`](crate::simd); what stops it is decided here, once for
-//! every reader of strings: the closing quote, an escape ([`escape_at`], also the
+//! The runs of plain ASCII bytes are the per-target loops of `simd` (`plain_ascii_end`,
+//! and `plain_ascii_mask` for strings with escapes); what stops them is decided here,
+//! once for every reader of strings: the closing quote, an escape ([`escape_at`], also the
 //! decoder of [`RawStr`](crate::RawStr)), a UTF-8 sequence, or a control character.
 
 use super::{byte_at, fail, ScanError, ScanErrorKind};
@@ -96,9 +96,9 @@ fn escape(b: &[u8], i: usize) -> Result<usize, ScanError> {
 
 /// Checks string content from `i`, a non-ASCII byte, as strict UTF-8; returns the
 /// offset where the string loop goes on. The fast build checks the whole run up to the
-/// next `"`, `\` or control character at once ([`simd::is_utf8`]); the compact one checks the one sequence at `i` with
-/// [`utf8_sequence`], which is also what names the byte of an error. The unit tests pin
-/// the two to each other.
+/// next `"`, `\` or control character at once ([`simd::is_utf8`]); the compact one
+/// checks the one sequence at `i` with [`utf8_sequence`], which is also what names the
+/// byte of an error. The unit tests pin the two to each other.
 // Out of line on the fast build; inlined into its one caller on the compact one.
 #[cfg_attr(jsonrpc_slice_fast, inline(never))]
 #[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
@@ -111,7 +111,7 @@ fn non_ascii(b: &[u8], i: usize) -> Result<usize, ScanError> {
 }
 
 /// [`non_ascii`] on the fast build.
-pub(super) fn non_ascii_run(b: &[u8], i: usize) -> Result<usize, ScanError> {
+fn non_ascii_run(b: &[u8], i: usize) -> Result<usize, ScanError> {
     let end = simd::plain_end(b, i);
     let run = b.get(i..end).unwrap_or(&[]);
     if simd::is_utf8(run) {
@@ -131,7 +131,7 @@ pub(super) fn non_ascii_run(b: &[u8], i: usize) -> Result<usize, ScanError> {
 
 /// [`non_ascii`] on the compact build.
 #[inline(always)]
-pub(super) fn non_ascii_sequence(b: &[u8], i: usize) -> Result<usize, ScanError> {
+fn non_ascii_sequence(b: &[u8], i: usize) -> Result<usize, ScanError> {
     utf8_sequence(b, i).map_err(|at| fail(ScanErrorKind::InvalidUtf8, at))
 }
 
