@@ -56,15 +56,21 @@ pub(crate) fn skip_value_trusted(b: &[u8], mut i: usize) -> usize {
         b'"' => skip_string_trusted(b, i),
         b'{' | b'[' => skip_container_trusted(b, i),
         _ => {
-            while !matches!(
-                byte_at(b, i),
-                b',' | b']' | b'}' | b':' | b' ' | b'\n' | b'\r' | b'\t' | 0
-            ) {
+            while scalar_byte(byte_at(b, i)) {
                 i += 1;
             }
             i.min(b.len())
         }
     }
+}
+
+/// Whether `c` can be part of a number or a literal: `+`, `-`, `.`, digits and
+/// letters, all of them above `,` but `+`, and none of them `]` or `}`. What ends a
+/// scalar in valid JSON (whitespace, `,`, `]`, `}`, the end) is not; on other input
+/// the skip still ends, at the first such byte or the end.
+#[inline(always)]
+fn scalar_byte(c: u8) -> bool {
+    (c > b',' && c != b']' && c != b'}') || c == b'+'
 }
 
 /// The offset after the container whose opener is at `i`, in validated JSON: brackets
