@@ -33,39 +33,50 @@ pub(crate) fn number(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
     Ok(i)
 }
 
-/// [`number`] a word at a time (the fast build's walk): the number at `i`, whose first
-/// eight bytes are `w` (as [`word_at`] reads them). An integer and a fraction are runs
-/// of digits found eight at a time; anything else (an exponent, an error) goes
-/// to [`number`] from the start, so the errors are its own. The unit tests pin the
-/// two to each other.
+/// [`number`] a word at a time (the fast build's walk): the number at `i`, whose bytes
+/// from `i` are `w`, the first six as [`word_at`] reads them. An integer and a fraction
+/// are runs of digits found eight at a time ([`digit_run`]); anything else (an
+/// exponent, an error) goes to [`number`] from the start, so the errors are its own.
+/// Returns the offset after the number and the bytes from there, the first two as
+/// `word_at` reads them (the separator after a short number is in `w` already). The
+/// unit tests pin it to `number`.
 #[inline(always)]
-pub(crate) fn number_words(b: &[u8], i: usize, w: u64) -> Result<usize, ScanError> {
-    let (int, w) = match w as u8 {
-        b'-' => (i + 1, word_at(b, i + 1)),
-        _ => (i, w),
+pub(crate) fn number_words(b: &[u8], i: usize, w: u64) -> Result<(usize, u64), ScanError> {
+    // `x`: the bytes from `at`, the first `known` of them read.
+    let (mut at, mut x, mut known) = match w as u8 {
+        b'1'..=b'9' => digit_run(b, i, w, 6),
+        b'0' => (i + 1, w >> 8, 5),
+        b'-' => match (w >> 8) as u8 {
+            b'1'..=b'9' => digit_run(b, i + 1, w >> 8, 5),
+            b'0' => (i + 2, w >> 16, 4),
+            _ => return number(b, i).map(|end| (end, word_at(b, end))),
+        },
+        _ => return number(b, i).map(|end| (end, word_at(b, end))),
     };
-    let (mut end, mut stop) = match w as u8 {
-        b'0' => (int + 1, (w >> 8) as u8),
-        b'1'..=b'9' => digit_run(b, int, w),
-        _ => return number(b, i),
-    };
-    if stop == b'.' {
-        let frac = word_at(b, end + 1);
-        if !(frac as u8).is_ascii_digit() {
-            return number(b, i);
+    if x as u8 == b'.' {
+        (at, x, known) = (at + 1, x >> 8, known - 1);
+        if known == 0 {
+            (x, known) = (word_at(b, at), 8);
         }
-        (end, stop) = digit_run(b, end + 1, frac);
+        if !(x as u8).is_ascii_digit() {
+            return number(b, i).map(|end| (end, word_at(b, end)));
+        }
+        (at, x, known) = digit_run(b, at, x, known);
     }
-    if stop | 0x20 == b'e' {
-        return number(b, i);
+    if x as u8 | 0x20 == b'e' {
+        return number(b, i).map(|end| (end, word_at(b, end)));
     }
-    Ok(end)
+    if known < 2 {
+        x = word_at(b, at);
+    }
+    Ok((at, x))
 }
 
-/// The run of digits from `i`, whose first eight bytes are `w`: the offset after it,
-/// and the byte there (`0` past the end).
+/// The run of digits from `i`, whose bytes from `i` are `w`, the first `known` (1 to 8)
+/// as [`word_at`] reads them: the offset after the run, and the bytes from there, the
+/// first of them (the byte that ends the run, `0` past the end) and how many more read.
 #[inline(always)]
-fn digit_run(b: &[u8], mut i: usize, mut w: u64) -> (usize, u8) {
+fn digit_run(b: &[u8], mut i: usize, mut w: u64, mut known: usize) -> (usize, u64, usize) {
     const ONES: u64 = 0x0101_0101_0101_0101;
     loop {
         // The top bit of each byte that is not a digit: `t = byte ^ '0'` is a digit
@@ -74,12 +85,13 @@ fn digit_run(b: &[u8], mut i: usize, mut w: u64) -> (usize, u8) {
         // up, so the lowest flag is right.
         let t = w ^ (ONES * u64::from(b'0'));
         let stops = (t.wrapping_add(ONES * 0x76) | t) & (ONES * 0x80);
-        if stops != 0 {
-            let k = (stops.trailing_zeros() / 8) as usize;
-            return (i + k, (w >> (8 * k)) as u8);
+        // 8 when there is none.
+        let k = (stops.trailing_zeros() / 8) as usize;
+        if k < known {
+            return (i + k, w >> (8 * k), known - k);
         }
-        i += 8;
-        w = word_at(b, i);
+        i += known;
+        (w, known) = (word_at(b, i), 8);
     }
 }
 
@@ -101,8 +113,9 @@ mod tests {
     use super::*;
     use std::vec::Vec;
 
-    /// [`number_words`] gives [`number`]'s answer, end or error, on numbers of every
-    /// shape, cut at every length, followed by each kind of byte, from every start.
+    /// [`number_words`] gives [`number`]'s answer, end or error, and the two bytes after
+    /// the number, on numbers of every shape, cut at every length, followed by each
+    /// kind of byte, from every start, given only the six bytes it is promised.
     #[test]
     fn words_agree_with_the_general_rule() {
         let numbers: [&[u8]; 14] = [
@@ -141,11 +154,10 @@ mod tests {
                 for cut in 0..=all.len() {
                     let b = &all[..cut];
                     for i in 0..=b.len() {
-                        assert_eq!(
-                            number_words(b, i, word_at(b, i)),
-                            number(b, i),
-                            "{b:?} at {i}"
-                        );
+                        let want = number(b, i).map(|end| (end, word_at(b, end) & 0xFFFF));
+                        let got = number_words(b, i, word_at(b, i) & 0xFFFF_FFFF_FFFF)
+                            .map(|(end, after)| (end, after & 0xFFFF));
+                        assert_eq!(got, want, "{b:?} at {i}");
                         checked += 1;
                     }
                 }

@@ -62,7 +62,9 @@ pub(crate) fn value<V: Visit>(
 ) -> Result<usize, ScanError> {
     // Every rule reads `0` past the end, which no rule accepts: an error there is the
     // end of the input.
-    let walked = if super::FAST_PATHS {
+    // The word walk reads eight bytes at a time: an input shorter goes the general way
+    // (and the compiler knows, in the word walk, that eight bytes are there).
+    let walked = if super::FAST_PATHS && b.len() >= 8 {
         walk_words(b, i, max_depth, visit)
     } else {
         walk(b, i, max_depth, visit)
@@ -213,8 +215,9 @@ fn walk_words<V: Visit>(
                 }
             }
             b'-' | b'0'..=b'9' => {
-                i = number_words(b, i, word_at(b, i))?;
-                word_at(b, i)
+                let after;
+                (i, after) = number_words(b, i, w)?;
+                after
             }
             b't' if w as u32 == TRUE => {
                 i += 4;
@@ -329,9 +332,10 @@ pub(super) fn walks<V: Visit>(
 /// For [`walk_words`]: a member or element starts at `i`, whose byte is `first`,
 /// whitespace skipped; inside `open` containers, the innermost an object if
 /// `in_object`. The offset of its value (after the key, if a member) and the bytes
-/// from there, at least the first six. A key inside the outermost object's members,
-/// plain ASCII with its `":` right after it, is one run of plain bytes and one word;
-/// any other goes to [`member`].
+/// from there, at least the first six. A key of the outermost object that the visitor
+/// knows ([`Visit::known_key`]) is taken as it says; a key inside the outermost
+/// object's members, plain ASCII with its `":` right after it, is one run of plain
+/// bytes and one word; any other goes to [`member`].
 #[inline(always)]
 fn element(
     b: &[u8],
@@ -344,7 +348,16 @@ fn element(
     if !in_object {
         return Ok((i, word_at(b, i)));
     }
-    if open > 1 && first == b'"' {
+    if first == b'"' && open == 1 {
+        // A key the visitor knows, its value right after the colon.
+        let known = visit.known_key(i);
+        if known != 0 {
+            let w = word_at(b, known);
+            if w as u8 > b' ' {
+                return Ok((known, w));
+            }
+        }
+    } else if first == b'"' {
         let end = simd::plain_ascii_end(b, i + 1);
         let w = word_at(b, end);
         if w as u16 == u16::from_le_bytes(*b"\":") {
