@@ -3,7 +3,10 @@
 //! Nesting lives in a bit stack (one bit per open container, 1 for an object) of
 //! [`MAX_DEPTH_LIMIT`] bits on the stack of [`value`]; the kind of the innermost open
 //! container is kept in a register. Strings and numbers are scanned by their own files;
-//! literals here.
+//! literals here. The walk is written twice: `walk`, the general one (the compact
+//! build's, and the reference), and `walk_words`, the fast build's, which reads eight
+//! bytes at a time where the input is in its common shape and takes every other case
+//! through the same rules as `walk`; a unit test pins it to `walk`.
 
 use super::number::{number, number_words};
 use super::string::string;
