@@ -91,6 +91,21 @@ fn inputs() -> Vec<Vec<u8>> {
     ] {
         seeds.push(s.to_vec());
     }
+    // Nesting past 64, objects and arrays mixed (the word walk keeps 64 levels in a
+    // register), closed, and closed wrong deep down.
+    let mut deep = Vec::new();
+    for level in 0..100 {
+        deep.extend_from_slice(if level % 3 == 1 { b"[1," } else { b"{\"k\":" });
+    }
+    deep.extend_from_slice(b"null");
+    for level in (0..100).rev() {
+        deep.push(if level % 3 == 1 { b']' } else { b'}' });
+    }
+    let mut wrong = deep.clone();
+    let at = wrong.len() - 70;
+    wrong[at] ^= b'}' ^ b']';
+    seeds.push(deep);
+    seeds.push(wrong);
     let mut all = Vec::new();
     let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
     let specials = *b"\"\\]}[{,:u0 \x01\x7f\x80\xc3\xed\xf4";

@@ -289,6 +289,13 @@ fn walk_words<V: Visit>(
                     return Ok(i);
                 }
                 visit.end(i);
+            } else if in_object && s as u16 == u16::from_le_bytes(*b",\"") {
+                // The next member of an object inside the outermost, its key right
+                // after the comma.
+                if let Some(value) = nested_key(b, i + 1) {
+                    (i, w) = value;
+                    break;
+                }
             }
             if s as u8 <= b' ' {
                 i = skip_ws(b, i);
@@ -361,18 +368,30 @@ fn element(
             }
         }
     } else if first == b'"' {
-        let end = simd::plain_ascii_end(b, i + 1);
-        let w = word_at(b, end);
-        if w as u16 == u16::from_le_bytes(*b"\":") {
-            if (w >> 16) as u8 > b' ' {
-                return Ok((end + 2, w >> 16));
-            }
-            let value = skip_ws(b, end + 2);
-            return Ok((value, word_at(b, value)));
+        if let Some(value) = nested_key(b, i) {
+            return Ok(value);
         }
     }
     let value = member(b, i, open, visit)?;
     Ok((value, word_at(b, value)))
+}
+
+/// For [`walk_words`]: the key whose opening quote is at `i`, in an object inside the
+/// outermost one, when it is plain ASCII with its `":` right after it: the offset of
+/// its value (whitespace skipped) and the bytes from there, at least the first six.
+/// Otherwise `None`, and the key goes to [`member`].
+#[inline(always)]
+fn nested_key(b: &[u8], i: usize) -> Option<(usize, u64)> {
+    let end = simd::plain_ascii_end(b, i + 1);
+    let w = word_at(b, end);
+    if w as u16 != u16::from_le_bytes(*b"\":") {
+        return None;
+    }
+    if (w >> 16) as u8 > b' ' {
+        return Some((end + 2, w >> 16));
+    }
+    let value = skip_ws(b, end + 2);
+    Some((value, word_at(b, value)))
 }
 
 /// Whether the innermost of `open` open containers is an object (`false` when none
