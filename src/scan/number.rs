@@ -42,6 +42,13 @@ pub(crate) fn number(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
 /// unit tests pin it to `number`.
 #[inline(always)]
 pub(crate) fn number_words(b: &[u8], i: usize, w: u64) -> Result<(usize, u64), ScanError> {
+    if (w as u8).wrapping_sub(b'1') < 9 {
+        // Most numbers: all of it, and two bytes after it, in one word.
+        let x = word_at(b, i);
+        if let Some(len) = short_number(x) {
+            return Ok((i + len, x >> (8 * len)));
+        }
+    }
     // `x`: the bytes from `at`, the first `known` of them read.
     let (mut at, mut x, mut known) = match w as u8 {
         b'1'..=b'9' => digit_run(b, i, w, 6),
@@ -72,21 +79,53 @@ pub(crate) fn number_words(b: &[u8], i: usize, w: u64) -> Result<(usize, u64), S
     Ok((at, x))
 }
 
+/// The top bit of each byte of `w` that is not a digit. A byte `c` is a digit when
+/// `t = c ^ '0'` is below 10, and `t + 0x76` (or `t` itself) reaches 0x80 exactly for
+/// the others. A carry leaves only a byte already flagged (`t >= 0x8A`, not a digit nor
+/// `.`) and goes up, so every flag up to the first such byte is right.
+#[inline(always)]
+const fn non_digits(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let t = w ^ (ONES * b'0' as u64);
+    (t.wrapping_add(ONES * 0x76) | t) & (ONES * 0x80)
+}
+
+/// The length of the number at the start of `x` (eight bytes as [`word_at`] reads
+/// them, the first a digit `1` to `9`), when it is an integer or a fraction without
+/// exponent that ends within the first six bytes (so that the two bytes after it are
+/// in `x` too); otherwise `None`.
+#[inline(always)]
+fn short_number(x: u64) -> Option<usize> {
+    let flags = non_digits(x);
+    // The first byte that is not a digit: 1 to 8 (8: none).
+    let int = (flags.trailing_zeros() / 8) as usize;
+    if int > 6 {
+        return None;
+    }
+    let mut end = int;
+    if (x >> (8 * int)) as u8 == b'.' {
+        // The flags above the `.` are right (it carries nothing): the next one ends
+        // the fraction, which needs a digit.
+        let frac = ((flags >> (8 * int) >> 8).trailing_zeros() / 8) as usize;
+        if frac == 0 || int + 1 + frac > 6 {
+            return None;
+        }
+        end = int + 1 + frac;
+    }
+    if (x >> (8 * end)) as u8 | 0x20 == b'e' {
+        return None;
+    }
+    Some(end)
+}
+
 /// The run of digits from `i`, whose bytes from `i` are `w`, the first `known` (1 to 8)
 /// as [`word_at`] reads them: the offset after the run, and the bytes from there, the
 /// first of them (the byte that ends the run, `0` past the end) and how many more read.
 #[inline(always)]
 fn digit_run(b: &[u8], mut i: usize, mut w: u64, mut known: usize) -> (usize, u64, usize) {
-    const ONES: u64 = 0x0101_0101_0101_0101;
     loop {
-        // The top bit of each byte that is not a digit: `t = byte ^ '0'` is a digit
-        // when below 10, so `t + 0x76` (or `t` itself) reaches 0x80 exactly for the
-        // others. A carry only leaves a byte already flagged (`t >= 0x8A`) and goes
-        // up, so the lowest flag is right.
-        let t = w ^ (ONES * u64::from(b'0'));
-        let stops = (t.wrapping_add(ONES * 0x76) | t) & (ONES * 0x80);
-        // 8 when there is none.
-        let k = (stops.trailing_zeros() / 8) as usize;
+        // 8 when there is none (the lowest flag is right).
+        let k = (non_digits(w).trailing_zeros() / 8) as usize;
         if k < known {
             return (i + k, w >> (8 * k), known - k);
         }
@@ -118,7 +157,14 @@ mod tests {
     /// kind of byte, from every start, given only the six bytes it is promised.
     #[test]
     fn words_agree_with_the_general_rule() {
-        let numbers: [&[u8]; 14] = [
+        let numbers: [&[u8]; 21] = [
+            b"1.5",
+            b"12.34",
+            b"9.",
+            b"1.x",
+            b"123456",
+            b"1234.5",
+            b"12.3e5",
             b"0",
             b"-0",
             b"7",
