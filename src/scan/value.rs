@@ -198,8 +198,9 @@ fn walk_words<V: Visit>(
     const FIVE: u64 = 0xFF_FFFF_FFFF;
     let max_depth = max_depth.min(MAX_DEPTH_LIMIT) as usize;
     let mut words = [0u32; WORDS];
-    let mut open: usize = 0;
-    let mut in_object = false;
+    // The open containers times two, and one more when the innermost is an object: one
+    // register for both.
+    let mut level: usize = 0;
     // The bytes from `i`, as `word_at` reads them: here at least the first six.
     let mut w = word_at(b, i);
     loop {
@@ -245,6 +246,7 @@ fn walk_words<V: Visit>(
                 word_at(b, i)
             }
             c @ (b'{' | b'[') => {
+                let open = level >> 1;
                 if open >= max_depth {
                     return Err(ScanError {
                         kind: ScanErrorKind::TooDeep,
@@ -260,8 +262,7 @@ fn walk_words<V: Visit>(
                         *word &= !bit;
                     }
                 }
-                open += 1;
-                in_object = is_object;
+                level = (open + 1) * 2 + is_object as usize;
                 i += 1;
                 let mut next = (w >> 8) as u8;
                 if next <= b' ' {
@@ -270,13 +271,12 @@ fn walk_words<V: Visit>(
                 }
                 // `}` and `]` are two past their openers.
                 if next != c + 2 {
-                    (i, w) = element(b, i, next, in_object, open, visit)?;
+                    (i, w) = element(b, i, next, is_object, open + 1, visit)?;
                     continue;
                 }
                 // Empty: closed at once.
                 i += 1;
-                open -= 1;
-                in_object = is_object_at(&words, open);
+                level = open * 2 + is_object_at(&words, open) as usize;
                 word_at(b, i)
             }
             _ => return Err(fail(ScanErrorKind::UnexpectedByte, i)),
@@ -284,12 +284,12 @@ fn walk_words<V: Visit>(
         // Here a value just ended at `i`: separators and closers, until a value starts
         // again or the outermost one ends.
         loop {
-            if open <= 1 {
-                if open == 0 {
+            if level < 4 {
+                if level < 2 {
                     return Ok(i);
                 }
                 visit.end(i);
-            } else if in_object && s as u16 == u16::from_le_bytes(*b",\"") {
+            } else if level & 1 != 0 && s as u16 == u16::from_le_bytes(*b",\"") {
                 // The next member of an object inside the outermost, its key right
                 // after the comma.
                 if let Some(value) = nested_key(b, i + 1) {
@@ -308,16 +308,16 @@ fn walk_words<V: Visit>(
                     i = skip_ws(b, i);
                     next = byte_at(b, i);
                 }
-                (i, w) = element(b, i, next, in_object, open, visit)?;
+                (i, w) = element(b, i, next, level & 1 != 0, level >> 1, visit)?;
                 break;
             }
             // `}` is `]` and 0x20.
-            if s as u8 != b']' | (in_object as u8) << 5 {
+            if s as u8 != b']' | ((level & 1) as u8) << 5 {
                 return Err(fail(ScanErrorKind::UnexpectedByte, i));
             }
             i += 1;
-            open -= 1;
-            in_object = is_object_at(&words, open);
+            let open = (level >> 1) - 1;
+            level = open * 2 + is_object_at(&words, open) as usize;
             s = word_at(b, i);
         }
     }
