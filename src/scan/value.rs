@@ -180,11 +180,12 @@ fn walk<V: Visit>(
 /// with the bytes after it ([`word_at`], one bounds check for eight), so a literal is
 /// one compare and a number's digits are found eight at a time ([`number_words`]); the
 /// end of a string is read with the separator after it, a separator with the byte after
-/// it; a key inside the outermost object's members is one run of plain bytes and a
-/// `":` read with the value's first bytes. Whatever is not the common case (whitespace,
-/// escapes, an exponent, any error) goes the general way from the same offset, through
-/// the rules `walk` uses, so the result and every error are `walk`'s. The unit tests
-/// pin the two to each other.
+/// it; a `,"` in an object nested in the outermost one goes straight into the next key
+/// ([`nested_key`]: one run of plain bytes, and its `":` read with the value's first
+/// bytes). The open count and the kind of the innermost container share one register.
+/// Whatever is not the common case (whitespace, escapes, an exponent, any error) goes
+/// the general way from the same offset, through the rules `walk` uses, so the result
+/// and every error are `walk`'s. The unit tests pin the two to each other.
 #[inline(always)]
 fn walk_words<V: Visit>(
     b: &[u8],
