@@ -91,6 +91,21 @@ fn inputs() -> Vec<Vec<u8>> {
     ] {
         seeds.push(s.to_vec());
     }
+    // Nesting past 64, objects and arrays mixed (the word walk keeps 64 levels in a
+    // register), closed, and closed wrong deep down.
+    let mut deep = Vec::new();
+    for level in 0..100 {
+        deep.extend_from_slice(if level % 3 == 1 { b"[1," } else { b"{\"k\":" });
+    }
+    deep.extend_from_slice(b"null");
+    for level in (0..100).rev() {
+        deep.push(if level % 3 == 1 { b']' } else { b'}' });
+    }
+    let mut wrong = deep.clone();
+    let at = wrong.len() - 70;
+    wrong[at] ^= b'}' ^ b']';
+    seeds.push(deep);
+    seeds.push(wrong);
     let mut all = Vec::new();
     let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
     let specials = *b"\"\\]}[{,:u0 \x01\x7f\x80\xc3\xed\xf4";
@@ -223,6 +238,56 @@ fn visit_reports_the_outermost_members_and_elements() {
         checked += want.len();
     }
     assert!(checked > 30, "{checked}");
+}
+
+/// The fast build's walk, a word at a time, gives the general walk's answer on every
+/// input (the inputs above, and each again with whitespace after every `:` and `,`),
+/// at three depth limits and from every start: the same end or the same error, and the
+/// same members or elements reported.
+#[test]
+fn word_walk_agrees_with_the_general_walk() {
+    let mut checked = 0;
+    for compact in inputs() {
+        let mut spaced = Vec::new();
+        for &c in &compact {
+            spaced.push(c);
+            if c == b':' || c == b',' {
+                spaced.extend_from_slice(b" \n");
+            }
+        }
+        for input in [compact, spaced] {
+            let starts = if input.len() <= 300 { input.len() } else { 1 };
+            for i in 0..starts.max(1) {
+                for depth in [DEFAULT_MAX_DEPTH, 3, 0] {
+                    let spans = || Spans {
+                        input: &input,
+                        next: skip_ws(&input, i + 1),
+                        pending: None,
+                        all: Vec::new(),
+                    };
+                    let (mut general, mut words) = (spans(), spans());
+                    let [want, got] = value::walks(&input, i, depth, &mut general, &mut words);
+                    assert_eq!(got, want, "{input:?} from {i}, depth {depth}");
+                    assert_eq!(words.all, general.all, "{input:?} from {i}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
+}
+
+/// `word_at` reads what `byte_at` reads, at every offset near and past the end.
+#[test]
+fn word_at_reads_as_byte_at() {
+    let bytes: Vec<u8> = (1..=24).collect();
+    for len in 0..=bytes.len() {
+        let b = &bytes[..len];
+        for i in 0..len + 10 {
+            let want = (0..8).fold(0u64, |w, k| w | u64::from(byte_at(b, i + k)) << (8 * k));
+            assert_eq!(word_at(b, i), want, "{len} at {i}");
+        }
+    }
 }
 
 /// The trusted skipper finds the same ends as the scanner, and on any input ends within

@@ -3,11 +3,15 @@
 //! Nesting lives in a bit stack (one bit per open container, 1 for an object) of
 //! [`MAX_DEPTH_LIMIT`] bits on the stack of [`value`]; the kind of the innermost open
 //! container is kept in a register. Strings and numbers are scanned by their own files;
-//! literals here.
+//! literals here. The walk is written twice: `walk`, the general one (the compact
+//! build's, and the reference), and `walk_words`, the fast build's, which reads eight
+//! bytes at a time where the input is in its common shape and takes every other case
+//! through the same rules as `walk`; a unit test pins it to `walk`.
 
-use super::number::number;
+use super::number::{number, number_words};
 use super::string::string;
-use super::{byte_at, fail, skip_ws, ScanError, ScanErrorKind, MAX_DEPTH_LIMIT};
+use super::{byte_at, fail, skip_ws, word_at, ScanError, ScanErrorKind, MAX_DEPTH_LIMIT};
+use crate::simd;
 
 /// What the walk reports of the outermost container it scans, as it passes: how the
 /// envelope reads a message in the same pass that validates it. Offsets are into the
@@ -61,7 +65,14 @@ pub(crate) fn value<V: Visit>(
 ) -> Result<usize, ScanError> {
     // Every rule reads `0` past the end, which no rule accepts: an error there is the
     // end of the input.
-    walk(b, i, max_depth, visit).map_err(|e| {
+    // The word walk reads eight bytes at a time: an input shorter goes the general way
+    // (and the compiler knows, in the word walk, that eight bytes are there).
+    let walked = if super::FAST_PATHS && b.len() >= 8 {
+        walk_words(b, i, max_depth, visit)
+    } else {
+        walk(b, i, max_depth, visit)
+    };
+    walked.map_err(|e| {
         if e.offset >= b.len() {
             fail(ScanErrorKind::UnexpectedEnd, e.offset)
         } else {
@@ -163,6 +174,225 @@ fn walk<V: Visit>(
             in_object = is_object_at(&words, open);
         }
     }
+}
+
+/// [`walk`] on the fast build, a word at a time: the byte that starts a value is read
+/// with the bytes after it ([`word_at`], one bounds check for eight), so a literal is
+/// one compare and a number's digits are found eight at a time ([`number_words`]); the
+/// end of a string is read with the separator after it, a separator with the byte after
+/// it; a `,"` in an object nested in the outermost one goes straight into the next key
+/// ([`nested_key`]: one run of plain bytes, and its `":` read with the value's first
+/// bytes). The open count and the kind of the innermost container share one register.
+/// Whatever is not the common case (whitespace, escapes, an exponent, any error) goes
+/// the general way from the same offset, through the rules `walk` uses, so the result
+/// and every error are `walk`'s. The unit tests pin the two to each other.
+#[inline(always)]
+fn walk_words<V: Visit>(
+    b: &[u8],
+    mut i: usize,
+    max_depth: u16,
+    visit: &mut V,
+) -> Result<usize, ScanError> {
+    const TRUE: u32 = u32::from_le_bytes(*b"true");
+    const NULL: u32 = u32::from_le_bytes(*b"null");
+    const FALSE: u64 = u64::from_le_bytes(*b"false\0\0\0");
+    const FIVE: u64 = 0xFF_FFFF_FFFF;
+    let max_depth = max_depth.min(MAX_DEPTH_LIMIT) as usize;
+    let mut words = [0u32; WORDS];
+    // The open containers times two, and one more when the innermost is an object: one
+    // register for both.
+    let mut level: usize = 0;
+    // The bytes from `i`, as `word_at` reads them: here at least the first six.
+    let mut w = word_at(b, i);
+    loop {
+        // Here a value starts at `i` (its key, if any, read). After it, `s` is to hold
+        // the bytes from its end: at least the first two.
+        let mut s = match w as u8 {
+            b'"' => {
+                let end = simd::plain_ascii_end(b, i + 1);
+                let s = word_at(b, end);
+                if s as u8 == b'"' {
+                    i = end + 1;
+                    s >> 8
+                } else {
+                    i = string(b, i)?;
+                    word_at(b, i)
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let after;
+                (i, after) = number_words(b, i, w)?;
+                after
+            }
+            b't' if w as u32 == TRUE => {
+                i += 4;
+                w >> 32
+            }
+            b'n' if w as u32 == NULL => {
+                i += 4;
+                w >> 32
+            }
+            b'f' if w & FIVE == FALSE => {
+                i += 5;
+                word_at(b, i)
+            }
+            c @ (b't' | b'f' | b'n') => {
+                // Not the literal: the general rule names the byte.
+                let lit: &'static [u8] = match c {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                i = literal(b, i, lit)?;
+                word_at(b, i)
+            }
+            c @ (b'{' | b'[') => {
+                let open = level >> 1;
+                if open >= max_depth {
+                    return Err(ScanError {
+                        kind: ScanErrorKind::TooDeep,
+                        offset: i,
+                    });
+                }
+                let is_object = c == b'{';
+                if let Some(word) = words.get_mut(open / 32) {
+                    let bit = 1 << (open % 32);
+                    if is_object {
+                        *word |= bit;
+                    } else {
+                        *word &= !bit;
+                    }
+                }
+                level = (open + 1) * 2 + is_object as usize;
+                i += 1;
+                let mut next = (w >> 8) as u8;
+                if next <= b' ' {
+                    i = skip_ws(b, i);
+                    next = byte_at(b, i);
+                }
+                // `}` and `]` are two past their openers.
+                if next != c + 2 {
+                    (i, w) = element(b, i, next, is_object, open + 1, visit)?;
+                    continue;
+                }
+                // Empty: closed at once.
+                i += 1;
+                level = open * 2 + is_object_at(&words, open) as usize;
+                word_at(b, i)
+            }
+            _ => return Err(fail(ScanErrorKind::UnexpectedByte, i)),
+        };
+        // Here a value just ended at `i`: separators and closers, until a value starts
+        // again or the outermost one ends.
+        loop {
+            if level < 4 {
+                if level < 2 {
+                    return Ok(i);
+                }
+                visit.end(i);
+            } else if level & 1 != 0 && s as u16 == u16::from_le_bytes(*b",\"") {
+                // The next member of an object inside the outermost, its key right
+                // after the comma.
+                if let Some(value) = nested_key(b, i + 1) {
+                    (i, w) = value;
+                    break;
+                }
+            }
+            if s as u8 <= b' ' {
+                i = skip_ws(b, i);
+                s = word_at(b, i);
+            }
+            if s as u8 == b',' {
+                i += 1;
+                let mut next = (s >> 8) as u8;
+                if next <= b' ' {
+                    i = skip_ws(b, i);
+                    next = byte_at(b, i);
+                }
+                (i, w) = element(b, i, next, level & 1 != 0, level >> 1, visit)?;
+                break;
+            }
+            // `}` is `]` and 0x20.
+            if s as u8 != b']' | ((level & 1) as u8) << 5 {
+                return Err(fail(ScanErrorKind::UnexpectedByte, i));
+            }
+            i += 1;
+            let open = (level >> 1) - 1;
+            level = open * 2 + is_object_at(&words, open) as usize;
+            s = word_at(b, i);
+        }
+    }
+}
+
+/// The general walk and the fast build's, without the end-of-input rule: for the unit
+/// tests that pin the second to the first.
+#[cfg(test)]
+pub(super) fn walks<V: Visit>(
+    b: &[u8],
+    i: usize,
+    max_depth: u16,
+    general: &mut V,
+    words: &mut V,
+) -> [Result<usize, ScanError>; 2] {
+    [
+        walk(b, i, max_depth, general),
+        walk_words(b, i, max_depth, words),
+    ]
+}
+
+/// For [`walk_words`]: a member or element starts at `i`, whose byte is `first`,
+/// whitespace skipped; inside `open` containers, the innermost an object if
+/// `in_object`. The offset of its value (after the key, if a member) and the bytes
+/// from there, at least the first six. A key of the outermost object that the visitor
+/// knows ([`Visit::known_key`]) is taken as it says; a key inside the outermost
+/// object's members, plain ASCII with its `":` right after it, is one run of plain
+/// bytes and one word; any other goes to [`member`].
+#[inline(always)]
+fn element(
+    b: &[u8],
+    i: usize,
+    first: u8,
+    in_object: bool,
+    open: usize,
+    visit: &mut dyn Visit,
+) -> Result<(usize, u64), ScanError> {
+    if !in_object {
+        return Ok((i, word_at(b, i)));
+    }
+    if first == b'"' && open == 1 {
+        // A key the visitor knows, its value right after the colon.
+        let known = visit.known_key(i);
+        if known != 0 {
+            let w = word_at(b, known);
+            if w as u8 > b' ' {
+                return Ok((known, w));
+            }
+        }
+    } else if first == b'"' {
+        if let Some(value) = nested_key(b, i) {
+            return Ok(value);
+        }
+    }
+    let value = member(b, i, open, visit)?;
+    Ok((value, word_at(b, value)))
+}
+
+/// For [`walk_words`]: the key whose opening quote is at `i`, in an object inside the
+/// outermost one, when it is plain ASCII with its `":` right after it: the offset of
+/// its value (whitespace skipped) and the bytes from there, at least the first six.
+/// Otherwise `None`, and the key goes to [`member`].
+#[inline(always)]
+fn nested_key(b: &[u8], i: usize) -> Option<(usize, u64)> {
+    let end = simd::plain_ascii_end(b, i + 1);
+    let w = word_at(b, end);
+    if w as u16 != u16::from_le_bytes(*b"\":") {
+        return None;
+    }
+    if (w >> 16) as u8 > b' ' {
+        return Some((end + 2, w >> 16));
+    }
+    let value = skip_ws(b, end + 2);
+    Some((value, word_at(b, value)))
 }
 
 /// Whether the innermost of `open` open containers is an object (`false` when none
