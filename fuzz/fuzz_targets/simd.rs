@@ -1,13 +1,14 @@
 //! The inner byte loops of `src/simd/`: every body compiled on this target (SSE2 or
 //! NEON, SWAR, and the one the build uses) returns what the scalar body returns, for
-//! both routines (and the build's `plain_ascii_mask` the scalar one's), on arbitrary bytes, from every start offset (past the end too), and
-//! on the same bytes at 16 different alignments.
+//! both routines (and the build's `plain_ascii_mask` and `string_classes` the scalar
+//! ones'), on arbitrary bytes, from every start offset (past the end too), and on the
+//! same bytes at 16 different alignments.
 //!
 //! Input layout: `data[0]` picks the alignment shift (`data[0] % 16`), the rest is the
 //! buffer.
 #![no_main]
 
-use jsonrpc_slice::simd_fuzzing::{bodies, masks, SCALAR};
+use jsonrpc_slice::simd_fuzzing::{bodies, classes, masks, SCALAR};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -31,5 +32,8 @@ fuzz_target!(|data: &[u8]| {
         }
         let (scalar_mask, build_mask) = masks(b, i);
         assert_eq!(build_mask, scalar_mask, "plain_ascii_mask at {i}");
+        if let Some((scalar_classes, build_classes)) = classes(b, i) {
+            assert_eq!(build_classes, scalar_classes, "string_classes at {i}");
+        }
     }
 });

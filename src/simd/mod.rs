@@ -19,7 +19,8 @@
 //! # Contract
 //!
 //! - Every routine takes any slice and any offset and never panics; an offset at or
-//!   past the end returns the length of the slice.
+//!   past the end returns the length of the slice ([`string_classes`] takes a 64-byte
+//!   block, which the caller cuts from the slice).
 //! - Every body of a routine returns exactly what its scalar twin returns, on every
 //!   input: `cargo test` pins every body the host can run to the scalar one (and Miri
 //!   runs those tests in CI), and the `simd` fuzz target does too.
@@ -30,6 +31,13 @@
 //!   writing: the first `"`, `\` or control character (below 0x20).
 //! - [`plain_ascii_end`]: the same, also stopping at a non-ASCII byte (the start of a
 //!   UTF-8 sequence the scanner must check).
+//! - [`plain_ascii_mask`]: the stops of [`plain_ascii_end`] among 16 bytes, as a mask
+//!   (the scanner's strings with escapes, in the last 64 bytes of the input).
+//! - [`string_classes`]: the quotes, backslashes and control or non-ASCII bytes of a
+//!   64-byte block, one mask each (the scanner's strings with escapes, block by block).
+//!
+//! These two have an SSE2 body and the scalar one only: the NEON and SWAR builds use
+//! the scalar body, a byte at a time (no NEON or SWAR body is written for them).
 
 pub(crate) mod scalar;
 
@@ -102,6 +110,18 @@ pub mod fuzzing {
         )
     }
 
+    /// [`string_classes`](super::string_classes) of the 64 bytes at `i`, the scalar
+    /// body's, then the build's, each as `[quote, backslash, control_or_non_ascii]`;
+    /// `None` when fewer than 64 bytes are left.
+    pub fn classes(b: &[u8], i: usize) -> Option<([u64; 3], [u64; 3])> {
+        let block = b.get(i..)?.first_chunk::<64>()?;
+        let flat = |c: super::StringClasses| [c.quote, c.backslash, c.control_or_non_ascii];
+        Some((
+            flat(super::scalar::string_classes(block)),
+            flat(super::string_classes(block)),
+        ))
+    }
+
     /// The scalar body: the oracle.
     pub const SCALAR: Body = (
         "scalar",
@@ -147,6 +167,31 @@ pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
     return sse2::plain_ascii_mask(b, i);
     #[cfg(not(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2")))]
     return scalar::plain_ascii_mask(b, i);
+}
+
+/// The classes of the bytes of a 64-byte block that the scanner's string loop needs, one
+/// mask per class (bit `k` for byte `k` of the block).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StringClasses {
+    /// The bytes that are `"`.
+    pub(crate) quote: u64,
+    /// The bytes that are `\`.
+    pub(crate) backslash: u64,
+    /// The bytes below 0x20 (control characters) or above 0x7F (non-ASCII).
+    pub(crate) control_or_non_ascii: u64,
+}
+
+/// The classes of the bytes of `block` ([`StringClasses`]). For the scanner's strings
+/// with escapes, which resolve the escapes of a block with bit operations (the caller
+/// takes the block from the slice, and keeps it to read the bytes the masks point at).
+/// SSE2 has each class of 16 bytes in one compare and one mask move; the NEON and SWAR
+/// builds use the scalar body.
+#[inline]
+pub(crate) fn string_classes(block: &[u8; 64]) -> StringClasses {
+    #[cfg(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2"))]
+    return sse2::string_classes(block);
+    #[cfg(not(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2")))]
+    return scalar::string_classes(block);
 }
 
 /// Whether `b` is UTF-8 (strict, as `core::str::from_utf8` has it). With the `std`

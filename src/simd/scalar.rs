@@ -57,3 +57,30 @@ pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
     }
     Some(mask)
 }
+
+/// See [`super::string_classes`]. (Every build's but the SSE2 one, whose tests pin it
+/// to this.)
+#[cfg_attr(
+    all(jsonrpc_slice_fast, target_arch = "x86_64", not(test)),
+    allow(dead_code)
+)]
+#[inline]
+pub(crate) fn string_classes(block: &[u8; 64]) -> super::StringClasses {
+    let mut classes = super::StringClasses {
+        quote: 0,
+        backslash: 0,
+        control_or_non_ascii: 0,
+    };
+    for (k, &c) in block.iter().enumerate() {
+        let bit = 1u64 << k;
+        if c == b'"' {
+            classes.quote |= bit;
+        } else if c == b'\\' {
+            classes.backslash |= bit;
+        } else if stops_plain_ascii(c) {
+            // The other stops: control characters and non-ASCII.
+            classes.control_or_non_ascii |= bit;
+        }
+    }
+    classes
+}

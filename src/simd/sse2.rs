@@ -151,3 +151,48 @@ pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
     let chunk = b.get(i..)?.first_chunk::<16>()?;
     Some(bits(stops_plain_ascii(load(chunk))))
 }
+
+/// One bit per byte of the four comparison results of a 64-byte block (bit `16 * j + k`
+/// for byte `k` of vector `j`).
+#[inline(always)]
+fn bits4(v: [__m128i; 4]) -> u64 {
+    let [a, b, c, d] = v.map(|v| u64::from(bits(v)));
+    a | (b << 16) | (c << 32) | (d << 48)
+}
+
+/// Signed `x < 0x20`, byte by byte: the control characters, and 0x80..=0xFF, which are
+/// negative as signed bytes.
+#[inline(always)]
+fn control_or_non_ascii(x: __m128i) -> __m128i {
+    // SAFETY: plain SSE2 arithmetic on values (no memory is read), and SSE2 is enabled
+    // (see `load`).
+    unsafe { _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)) }
+}
+
+/// The control and non-ASCII bytes of `block`, as a mask: [`string_classes`]' rare case,
+/// out of line so that the common one keeps no vector for it.
+#[cold]
+#[inline(never)]
+fn control_or_non_ascii_bits(block: &[u8; 64]) -> u64 {
+    bits4(load4(block).map(control_or_non_ascii))
+}
+
+/// See [`super::string_classes`].
+#[inline(always)]
+pub(crate) fn string_classes(block: &[u8; 64]) -> super::StringClasses {
+    let v = load4(block);
+    // SAFETY: as in `control_or_non_ascii`.
+    let (quote, backslash) = unsafe { (_mm_set1_epi8(b'"' as i8), _mm_set1_epi8(b'\\' as i8)) };
+    // SAFETY: as above.
+    let eq = |x: __m128i, y: __m128i| unsafe { _mm_cmpeq_epi8(x, y) };
+    super::StringClasses {
+        quote: bits4(v.map(|x| eq(x, quote))),
+        backslash: bits4(v.map(|x| eq(x, backslash))),
+        // Most blocks of a string with escapes have none: one mask move says so.
+        control_or_non_ascii: if bits(any4(v.map(control_or_non_ascii))) == 0 {
+            0
+        } else {
+            control_or_non_ascii_bits(block)
+        },
+    }
+}

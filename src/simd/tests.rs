@@ -293,3 +293,68 @@ fn masks_agree() {
         }
     }
 }
+
+/// `string_classes`, the build's and the SSE2 one, against the scalar one, and the
+/// scalar one against its definition: every byte value at every position of a plain
+/// block, every pair of edge bytes at two positions, and random blocks over the edges.
+#[test]
+fn classes_agree() {
+    let check = |block: &[u8; 64]| {
+        let want = scalar::string_classes(block);
+        assert_eq!(super::string_classes(block), want, "{block:02x?}");
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        assert_eq!(
+            super::sse2::string_classes(block),
+            want,
+            "sse2 {block:02x?}"
+        );
+        for (k, &c) in block.iter().enumerate() {
+            let bit = |mask: u64| mask >> k & 1 == 1;
+            assert_eq!(bit(want.quote), c == b'"');
+            assert_eq!(bit(want.backslash), c == b'\\');
+            assert_eq!(bit(want.control_or_non_ascii), !(0x20..0x80).contains(&c));
+        }
+    };
+    let step = if cfg!(miri) { 31 } else { 1 };
+    let mut block = [b'a'; 64];
+    for p in (0..64).step_by(step) {
+        for c in (0..=255u8).step_by(step) {
+            block[p] = c;
+            check(&block);
+        }
+        block[p] = b'a';
+    }
+    let pairs: &[usize] = if cfg!(miri) {
+        &[0, 63]
+    } else {
+        &[0, 1, 15, 16, 31, 32, 47, 48, 62, 63]
+    };
+    for &p in pairs {
+        for &q in pairs {
+            for &c in EDGES {
+                for &d in EDGES {
+                    block[p] = c;
+                    block[q] = d;
+                    check(&block);
+                    block = [b'a'; 64];
+                }
+            }
+        }
+    }
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let rounds = if cfg!(miri) { 4 } else { 5_000 };
+    for _ in 0..rounds {
+        for c in &mut block {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            let r = state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32;
+            *c = if r % 3 == 0 {
+                EDGES[(r >> 8) as usize % EDGES.len()]
+            } else {
+                b'a'
+            };
+        }
+        check(&block);
+    }
+}
