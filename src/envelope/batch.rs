@@ -68,8 +68,9 @@ impl Recorded {
     };
 }
 
-/// The elements of a validated batch, read one at a time with the trusted skipper: an
-/// object's envelope members, or `None` for an element that is not an object.
+/// The elements of a validated batch, read one at a time, from the records of the
+/// validating pass ([`Records`]) where there are some, else with the trusted skipper:
+/// an object's envelope members, or that the element is not an object.
 #[derive(Clone)]
 pub(super) struct BatchElements<'a> {
     /// The batch, `[` to `]`.
@@ -257,25 +258,30 @@ pub(super) fn parse_recorded<'a>(
     } else {
         0
     };
-    Ok(match top(batch, len, limits) {
-        Top::Batch(elements) => Envelope::Batch(Batch {
-            elements,
-            records: Records {
-                elements: recorded,
-                len: recorded_len as u8,
-                next: 0,
-            },
-        }),
-        Top::Other(reason) => Envelope::Single(Call::Invalid {
-            id: Id::NULL,
-            reason,
-        }),
+    let elements = match top(batch, len, limits) {
+        Top::Batch(elements) => elements,
+        Top::Other(reason) => {
+            return Ok(Envelope::Single(Call::Invalid {
+                id: Id::NULL,
+                reason,
+            }))
+        }
         // Not made by `top`.
-        Top::Object | Top::Value(_) => Envelope::Single(Call::Invalid {
-            id: Id::NULL,
-            reason: InvalidRequest::NotAnObject,
-        }),
-    })
+        Top::Object | Top::Value(_) => {
+            return Ok(Envelope::Single(Call::Invalid {
+                id: Id::NULL,
+                reason: InvalidRequest::NotAnObject,
+            }))
+        }
+    };
+    Ok(Envelope::Batch(Batch {
+        elements,
+        records: Records {
+            elements: recorded,
+            len: recorded_len as u8,
+            next: 0,
+        },
+    }))
 }
 
 /// Counts the elements of a batch as the scanner reports them.

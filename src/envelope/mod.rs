@@ -4,8 +4,10 @@
 //! [`scan`]) and picks out `jsonrpc`, `method`, `params` and `id`, in any
 //! order, in the same pass: the scanner reports each member of the outermost object as
 //! it ends (`members.rs` names them). A batch is validated whole first (nothing of an
-//! invalid batch may run); its elements are then read one by one with the trusted
-//! skipper (`batch.rs`), never validated again. The rules of a Request object are in
+//! invalid batch may run); on the fast build the same pass records the request
+//! members of its first elements, and the elements are then handed out one by one,
+//! from those records or read with the trusted skipper (`batch.rs`), never validated
+//! again. The rules of a Request object are in
 //! `request.rs`, those of a Response object (the client side, re-exported by
 //! [`client`](crate::client)) in `response.rs`. What `parse` hands out borrows from the
 //! input.
