@@ -1,16 +1,76 @@
-//! The elements of a batch: counted as the scanner validates the batch, then read one
-//! at a time with the trusted skipper (on the fast build an element is never validated
-//! twice; on the compact one the trusted skip is the validator itself, for flash).
+//! The elements of a batch. On the fast build, the scanner that validates a batch of
+//! requests records the request members of its first [`RECORDED`] elements as it goes
+//! ([`Recorder`]); once the whole batch is valid, these elements are handed out from
+//! their records, and any after them are read one at a time with the trusted skipper
+//! (`Slots::read`), never validated again. Batches of responses are counted in the
+//! validating pass and all read the second way. On the compact build the elements are
+//! counted, then read as any array's (the trusted skip is the validator itself, for
+//! flash).
 
 use super::members::Slots;
-use super::Top;
+use super::{Batch, Top};
 use crate::error::InvalidRequest;
 use crate::limits::Limits;
 use crate::raw::{skip_trusted, Cursor, RawJson};
 use crate::scan::{byte_at, skip_ws, Visit};
+#[cfg(jsonrpc_slice_fast)]
+use {
+    super::members::{known_key, member_of, Member},
+    super::{Call, Envelope},
+    crate::id::Id,
+    crate::raw::RawStr,
+    crate::scan::{self, word_at, ScanError},
+};
 
-/// The elements of a validated batch, read one at a time with the trusted skipper: an
-/// object's envelope members, or `None` for an element that is not an object.
+/// How many elements of a batch of requests the validating pass records (the fast
+/// build). Each costs [`Recorded`]'s 16 bytes in [`Envelope`](super::Envelope).
+#[cfg(jsonrpc_slice_fast)]
+pub(super) const RECORDED: usize = 10;
+#[cfg(jsonrpc_slice_fast)]
+const _: () = assert!(RECORDED <= u8::MAX as usize);
+
+/// The longest message whose batch is recorded: offsets in a record are `u16`.
+#[cfg(jsonrpc_slice_fast)]
+pub(super) const RECORDED_BYTES: usize = u16::MAX as usize;
+
+/// The request members of one batch element, as the validating pass found them:
+/// offsets into the batch (a batch is recorded when its message is at most
+/// [`RECORDED_BYTES`] long). `jsonrpc` is one bit when it is `"2.0"` as most senders
+/// write it; an element with any other `jsonrpc` is read again with the trusted
+/// skipper ([`READ_AGAIN`]).
+#[cfg(jsonrpc_slice_fast)]
+#[derive(Copy, Clone)]
+pub(super) struct Recorded {
+    /// The values of `method`, `params` and `id` (indexed by `Member as usize - 1`):
+    /// start and end; `[0, 0]` when absent (no value starts at 0, the `[`).
+    spans: [[u16; 2]; 3],
+    /// The offset just after the element.
+    end: u16,
+    /// Bit `Member as u8` set for each of the request members given twice, and
+    /// [`VERSION`] and [`READ_AGAIN`].
+    flags: u8,
+}
+
+/// [`Recorded::flags`]: `jsonrpc` given, as `"2.0"`.
+#[cfg(jsonrpc_slice_fast)]
+const VERSION: u8 = 1 << 4;
+/// [`Recorded::flags`]: `jsonrpc` given otherwise; the element is read again.
+#[cfg(jsonrpc_slice_fast)]
+const READ_AGAIN: u8 = 1 << 5;
+
+#[cfg(jsonrpc_slice_fast)]
+impl Recorded {
+    /// No member yet.
+    const EMPTY: Self = Self {
+        spans: [[0; 2]; 3],
+        end: 0,
+        flags: 0,
+    };
+}
+
+/// The elements of a validated batch, read one at a time, from the records of the
+/// validating pass ([`Records`]) where there are some, else with the trusted skipper:
+/// an object's envelope members, or that the element is not an object.
 #[derive(Clone)]
 pub(super) struct BatchElements<'a> {
     /// The batch, `[` to `]`.
@@ -44,14 +104,23 @@ impl<'a> BatchElements<'a> {
     }
 
     /// Reads the next element (the fast build): `Some(true)` when it is an object (its
-    /// envelope members recorded into `slots`, which start empty), `Some(false)` when
-    /// it is not, `None` after the last one.
-    pub(super) fn next_into(&mut self, slots: &mut Slots<'a>) -> Option<bool> {
+    /// envelope members put into `slots`, which start empty), `Some(false)` when it is
+    /// not, `None` after the last one. From its record in `records` when the
+    /// validating pass made one, else with the trusted skipper.
+    #[inline(always)]
+    pub(super) fn next_into(
+        &mut self,
+        slots: &mut Slots<'a>,
+        records: Option<&mut Records>,
+    ) -> Option<bool> {
         let (batch, start) = (self.batch, self.pos);
         if start >= batch.len() || byte_at(batch, start) == b']' {
             return None;
         }
-        let (object, end) = if byte_at(batch, start) != b'{' {
+        let recorded = records.and_then(|r| r.take(batch, start, slots));
+        let (object, end) = if let Some(recorded) = recorded {
+            recorded
+        } else if byte_at(batch, start) != b'{' {
             (false, skip_trusted(batch, start))
         } else {
             // The envelope keys a word at a time (see `Slots::read`).
@@ -64,6 +133,92 @@ impl<'a> BatchElements<'a> {
             batch.len()
         };
         Some(object)
+    }
+}
+
+/// The first elements of a batch of requests, as the validating pass recorded them
+/// (the fast build; the compact build records nothing).
+#[derive(Clone)]
+pub(super) struct Records {
+    /// The records, the first `len` of them elements of the batch.
+    #[cfg(jsonrpc_slice_fast)]
+    elements: [Recorded; RECORDED],
+    #[cfg(jsonrpc_slice_fast)]
+    len: u8,
+    /// The index of the next element.
+    #[cfg(jsonrpc_slice_fast)]
+    next: u8,
+}
+
+impl Records {
+    /// No records: every element is read with the trusted skipper.
+    #[cfg(jsonrpc_slice_fast)]
+    const NONE: Self = Self {
+        elements: [Recorded::EMPTY; RECORDED],
+        len: 0,
+        next: 0,
+    };
+    /// No records: the compact build's.
+    #[cfg(not(jsonrpc_slice_fast))]
+    const NONE: Self = Self {};
+
+    /// The next element, at `start` in `batch`, from its record, if the validating
+    /// pass recorded it: whether it is an object (its members then put into `slots`),
+    /// and the offset after it.
+    #[cfg(jsonrpc_slice_fast)]
+    #[inline(always)]
+    fn take<'a>(
+        &mut self,
+        batch: &'a [u8],
+        start: usize,
+        slots: &mut Slots<'a>,
+    ) -> Option<(bool, usize)> {
+        let index = self.next;
+        if index >= self.len {
+            return None;
+        }
+        self.next += 1;
+        let element = self.elements.get(index as usize)?;
+        if element.flags & READ_AGAIN != 0 {
+            return None;
+        }
+        let object = byte_at(batch, start) == b'{';
+        if object {
+            let value = |[from, to]: [u16; 2]| {
+                (to != 0)
+                    .then(|| batch.get(from as usize..to as usize))
+                    .flatten()
+                    .map(RawJson::trusted)
+            };
+            let version = (element.flags & VERSION != 0).then(|| RawJson::trusted(b"\"2.0\""));
+            let [method, params, id] = element.spans;
+            *slots = Slots::of_request_members(
+                [version, value(method), value(params), value(id)],
+                element.flags,
+            );
+        }
+        Some((object, element.end as usize))
+    }
+
+    /// The compact build records nothing.
+    #[cfg(not(jsonrpc_slice_fast))]
+    #[inline(always)]
+    fn take<'a>(&mut self, _: &'a [u8], _: usize, _: &mut Slots<'a>) -> Option<(bool, usize)> {
+        None
+    }
+}
+
+impl<'a> Batch<'a> {
+    /// A batch whose elements are all read with the trusted skipper. Out of line on
+    /// the fast build: its empty records are written on this path alone, not on every
+    /// path of [`parse`](super::parse).
+    #[cfg_attr(jsonrpc_slice_fast, inline(never))]
+    #[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
+    pub(super) fn unrecorded(elements: BatchElements<'a>) -> Self {
+        Batch {
+            elements,
+            records: Records::NONE,
+        }
     }
 }
 
@@ -82,6 +237,53 @@ pub(super) fn top<'a>(batch: RawJson<'a>, len: usize, limits: &'a Limits) -> Top
     }
 }
 
+/// [`parse`](super::parse) of a batch of requests (the fast build; `input`, its first
+/// byte after whitespace a `[`, at most [`RECORDED_BYTES`] long): validated whole, the
+/// members of its first [`RECORDED`] elements recorded as it goes. Out of line: the
+/// records are written into the returned envelope only on this path.
+#[cfg(jsonrpc_slice_fast)]
+#[inline(never)]
+pub(super) fn parse_recorded<'a>(
+    input: &'a [u8],
+    limits: &'a Limits,
+) -> Result<Envelope<'a>, ScanError> {
+    let mut recorded = [Recorded::EMPTY; RECORDED];
+    let mut recorder = Recorder::new(input, skip_ws(input, 0), &mut recorded);
+    let (start, end) = scan::text(input, limits.depth_in_force(), &mut recorder)?;
+    let len = recorder.len;
+    let batch = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
+    // The offsets of a longer batch would not fit the records: none is used.
+    let recorded_len = if input.len() <= RECORDED_BYTES {
+        len.min(RECORDED)
+    } else {
+        0
+    };
+    let elements = match top(batch, len, limits) {
+        Top::Batch(elements) => elements,
+        Top::Other(reason) => {
+            return Ok(Envelope::Single(Call::Invalid {
+                id: Id::NULL,
+                reason,
+            }))
+        }
+        // Not made by `top`.
+        Top::Object | Top::Value(_) => {
+            return Ok(Envelope::Single(Call::Invalid {
+                id: Id::NULL,
+                reason: InvalidRequest::NotAnObject,
+            }))
+        }
+    };
+    Ok(Envelope::Batch(Batch {
+        elements,
+        records: Records {
+            elements: recorded,
+            len: recorded_len as u8,
+            next: 0,
+        },
+    }))
+}
+
 /// Counts the elements of a batch as the scanner reports them.
 #[derive(Default)]
 pub(super) struct Counter {
@@ -98,6 +300,105 @@ impl Visit for Counter {
 
     #[inline]
     fn end(&mut self, _: usize) {
+        self.len += 1;
+    }
+}
+
+/// Records the request members of the first [`RECORDED`] elements of a batch as the
+/// scanner reports them ([`Visit::DEPTH`] 2), and counts the elements.
+#[cfg(jsonrpc_slice_fast)]
+pub(super) struct Recorder<'a, 'r> {
+    input: &'a [u8],
+    /// The offset of the batch's `[` in `input`: records are offsets into the batch.
+    base: usize,
+    /// The member that began last, and where its value starts.
+    member: Member,
+    value: usize,
+    /// The elements that have ended.
+    pub(super) len: usize,
+    recorded: &'r mut [Recorded; RECORDED],
+}
+
+#[cfg(jsonrpc_slice_fast)]
+impl<'a, 'r> Recorder<'a, 'r> {
+    /// Ready to record into `recorded` (all empty) the batch whose `[` is at `base` in
+    /// `input` (the records are of use when it is at most [`RECORDED_BYTES`] long).
+    pub(super) fn new(
+        input: &'a [u8],
+        base: usize,
+        recorded: &'r mut [Recorded; RECORDED],
+    ) -> Self {
+        Self {
+            input,
+            base,
+            member: Member::Other,
+            value: 0,
+            len: 0,
+            recorded,
+        }
+    }
+}
+
+#[cfg(jsonrpc_slice_fast)]
+impl Visit for Recorder<'_, '_> {
+    const DEPTH: usize = 2;
+
+    #[inline(always)]
+    fn known_key(&mut self, i: usize) -> usize {
+        match known_key(self.input, i) {
+            Some((member, after)) => {
+                self.member = member;
+                self.value = skip_ws(self.input, after);
+                after
+            }
+            None => 0,
+        }
+    }
+
+    #[inline(never)]
+    fn key(&mut self, key: usize, key_end: usize, value: usize) {
+        let raw = self
+            .input
+            .get(key + 1..key_end.saturating_sub(1))
+            .unwrap_or(&[]);
+        self.member = member_of(RawStr::trusted(raw));
+        self.value = value;
+    }
+
+    #[inline(never)]
+    fn end(&mut self, end: usize) {
+        let m = self.member;
+        let Some(element) = self.recorded.get_mut(self.len) else {
+            return;
+        };
+        if m == Member::Jsonrpc {
+            if element.flags & (VERSION | READ_AGAIN) != 0 {
+                element.flags |= 1 << Member::Jsonrpc as u8;
+            }
+            // `"2.0"`: its five bytes, and nothing after them.
+            const V2: u64 = u64::from_le_bytes(*b"\"2.0\"\0\0\0");
+            let five = word_at(self.input, self.value) & 0xFF_FFFF_FFFF;
+            element.flags |= if five == V2 && end == self.value + 5 {
+                VERSION
+            } else {
+                READ_AGAIN
+            };
+        } else if let Some(span) = element.spans.get_mut((m as usize).wrapping_sub(1)) {
+            if span[1] != 0 {
+                element.flags |= 1 << m as u8;
+            }
+            *span = [
+                self.value.saturating_sub(self.base) as u16,
+                end.saturating_sub(self.base) as u16,
+            ];
+        }
+    }
+
+    #[inline(never)]
+    fn outer_end(&mut self, end: usize) {
+        if let Some(element) = self.recorded.get_mut(self.len) {
+            element.end = end.saturating_sub(self.base) as u16;
+        }
         self.len += 1;
     }
 }

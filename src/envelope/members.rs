@@ -74,7 +74,7 @@ const fn le(s: &[u8]) -> u64 {
 /// offset just after the colon, when the key is one of them (anything else, escapes or
 /// whitespace included, goes the general way).
 #[inline(always)]
-fn known_key(input: &[u8], i: usize) -> Option<(Member, usize)> {
+pub(super) fn known_key(input: &[u8], i: usize) -> Option<(Member, usize)> {
     let w = match input.get(i + 1..).and_then(|r| r.first_chunk::<8>()) {
         Some(w) => u64::from_le_bytes(*w),
         // Near the end of the input: the last member is often a short id.
@@ -109,7 +109,7 @@ fn known_key(input: &[u8], i: usize) -> Option<(Member, usize)> {
 
 /// The member a key names (escapes decoded).
 #[inline(always)]
-fn member_of(key: RawStr<'_>) -> Member {
+pub(super) fn member_of(key: RawStr<'_>) -> Member {
     if !FAST_PATHS {
         // The compact build: one comparison per name, escapes decoded when there are
         // any (flash).
@@ -136,6 +136,18 @@ impl<'a> Slots<'a> {
                 self.duplicates |= 1 << m as u8;
             }
             *slot = Some(value);
+        }
+    }
+
+    /// The slots of a request's members as recorded in the validating pass of a batch
+    /// (the fast build): `jsonrpc`, `method`, `params` and `id`, and the duplicate bits
+    /// (of these members: any other bit of `flags` is not one).
+    #[cfg(jsonrpc_slice_fast)]
+    pub(super) fn of_request_members(values: [Option<RawJson<'a>>; 4], flags: u8) -> Self {
+        let [jsonrpc, method, params, id] = values;
+        Self {
+            values: [jsonrpc, method, params, id, None, None],
+            duplicates: flags & REQUEST_MEMBERS,
         }
     }
 

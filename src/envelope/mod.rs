@@ -4,8 +4,10 @@
 //! [`scan`]) and picks out `jsonrpc`, `method`, `params` and `id`, in any
 //! order, in the same pass: the scanner reports each member of the outermost object as
 //! it ends (`members.rs` names them). A batch is validated whole first (nothing of an
-//! invalid batch may run); its elements are then read one by one with the trusted
-//! skipper (`batch.rs`), never validated again. The rules of a Request object are in
+//! invalid batch may run); on the fast build the same pass records the request
+//! members of its first elements, and the elements are then handed out one by one,
+//! from those records or read with the trusted skipper (`batch.rs`), never validated
+//! again. The rules of a Request object are in
 //! `request.rs`, those of a Response object (the client side, re-exported by
 //! [`client`](crate::client)) in `response.rs`. What `parse` hands out borrows from the
 //! input.
@@ -29,7 +31,7 @@ pub use response::{
     parse_response, ErrorObject, InvalidResponse, Outcome, Response, ResponseBatch, ResponseMessage,
 };
 
-use batch::BatchElements;
+use batch::{BatchElements, Records};
 use members::Slots;
 use request::request_of;
 
@@ -83,9 +85,19 @@ pub enum Envelope<'a> {
 
 /// The elements of a batch, in request order. Made by [`parse`], which has validated
 /// the whole batch and counted its elements.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Batch<'a> {
     elements: BatchElements<'a>,
+    /// The first elements, as the validating pass recorded them (the fast build).
+    records: Records,
+}
+
+impl core::fmt::Debug for Batch<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Batch")
+            .field("elements", &self.elements)
+            .finish()
+    }
 }
 
 impl Batch<'_> {
@@ -109,14 +121,19 @@ impl<'a> Iterator for Batch<'a> {
             return Some(request_of(self.elements.next_value()?, limits));
         }
         let mut slots = Slots::default();
-        Some(if self.elements.next_into(&mut slots)? {
-            slots.request(limits)
-        } else {
-            Call::Invalid {
-                id: Id::NULL,
-                reason: InvalidRequest::NotAnObject,
-            }
-        })
+        Some(
+            if self
+                .elements
+                .next_into(&mut slots, Some(&mut self.records))?
+            {
+                slots.request(limits)
+            } else {
+                Call::Invalid {
+                    id: Id::NULL,
+                    reason: InvalidRequest::NotAnObject,
+                }
+            },
+        )
     }
 }
 
@@ -137,6 +154,7 @@ enum Top<'a> {
 #[inline(always)]
 fn top<'a>(
     input: &'a [u8],
+    at: usize,
     limits: &'a Limits,
     slots: &mut Slots<'a>,
 ) -> Result<Top<'a>, ScanError> {
@@ -152,7 +170,7 @@ fn top<'a>(
             _ => Top::Value(message),
         });
     }
-    Ok(match byte_at(input, skip_ws(input, 0)) {
+    Ok(match byte_at(input, at) {
         b'{' => {
             scan::text(input, max_depth, &mut members::Recorder::new(input, slots))?;
             Top::Object
@@ -187,14 +205,38 @@ fn top<'a>(
 // Inlined into its caller in the compact build: flash, on a Cortex-M.
 #[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
 pub fn parse<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Envelope<'a>, ScanError> {
+    // Where the message starts (the compact build's `top` does not look).
+    let at = if FAST_PATHS { skip_ws(input, 0) } else { 0 };
+    #[cfg(jsonrpc_slice_fast)]
+    if byte_at(input, at) == b'[' && input.len() <= batch::RECORDED_BYTES {
+        // A batch of requests: its first elements' members recorded as it is validated.
+        return batch::parse_recorded(input, limits);
+    }
     let mut slots = Slots::default();
-    Ok(match top(input, limits, &mut slots)? {
-        Top::Object => Envelope::Single(slots.request(limits)),
-        Top::Value(message) => Envelope::Single(request_of(message, limits)),
-        Top::Other(reason) => Envelope::Single(Call::Invalid {
+    #[cfg(not(jsonrpc_slice_fast))]
+    if true {
+        // The compact build: the envelope made in the match (flash: 48 bytes less on
+        // a Cortex-M than the call first).
+        return Ok(match top(input, at, limits, &mut slots)? {
+            Top::Object => Envelope::Single(slots.request(limits)),
+            Top::Value(message) => Envelope::Single(request_of(message, limits)),
+            Top::Other(reason) => Envelope::Single(Call::Invalid {
+                id: Id::NULL,
+                reason,
+            }),
+            Top::Batch(elements) => Envelope::Batch(Batch::unrecorded(elements)),
+        });
+    }
+    // The one call made first, then the envelope (not a whole envelope, records and
+    // all, moved into place: 100 instructions on every single message).
+    let call = match top(input, at, limits, &mut slots)? {
+        Top::Object => slots.request(limits),
+        Top::Value(message) => request_of(message, limits),
+        Top::Other(reason) => Call::Invalid {
             id: Id::NULL,
             reason,
-        }),
-        Top::Batch(elements) => Envelope::Batch(Batch { elements }),
-    })
+        },
+        Top::Batch(elements) => return Ok(Envelope::Batch(Batch::unrecorded(elements))),
+    };
+    Ok(Envelope::Single(call))
 }

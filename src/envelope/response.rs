@@ -8,7 +8,7 @@ use crate::error::InvalidRequest;
 use crate::id::Id;
 use crate::limits::Limits;
 use crate::raw::{Kind, RawJson, RawStr};
-use crate::scan::{ScanError, FAST_PATHS};
+use crate::scan::{skip_ws, ScanError, FAST_PATHS};
 
 /// A valid Response object.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -125,7 +125,7 @@ impl<'a> Iterator for ResponseBatch<'a> {
             return Some(response_of(self.elements.next_value()?));
         }
         let mut slots = Slots::default();
-        Some(if self.elements.next_into(&mut slots)? {
+        Some(if self.elements.next_into(&mut slots, None)? {
             slots.response()
         } else {
             Err(InvalidResponse::NotAnObject)
@@ -154,7 +154,9 @@ pub fn parse_response<'a>(
     limits: &'a Limits,
 ) -> Result<ResponseMessage<'a>, ScanError> {
     let mut slots = Slots::default();
-    Ok(match top(input, limits, &mut slots)? {
+    // Where the message starts (the compact build's `top` does not look).
+    let at = if FAST_PATHS { skip_ws(input, 0) } else { 0 };
+    Ok(match top(input, at, limits, &mut slots)? {
         Top::Object => ResponseMessage::Single(slots.response()),
         Top::Value(message) => ResponseMessage::Single(response_of(message)),
         Top::Other(reason) => ResponseMessage::Single(Err(match reason {

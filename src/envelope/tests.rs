@@ -343,3 +343,105 @@ fn responses() {
     assert!(got[0].is_ok());
     assert_eq!(got[1], Err(InvalidResponse::NotAnObject));
 }
+
+/// How many elements the fast build's validating pass records (the compact build
+/// records none: the same sizes are tested there all the same).
+#[cfg(jsonrpc_slice_fast)]
+const RECORDED: usize = batch::RECORDED;
+#[cfg(not(jsonrpc_slice_fast))]
+const RECORDED: usize = 10;
+
+/// Batch elements of every kind: requests, duplicates (of each member), escaped keys
+/// and values, whitespace, members nested in arrays and objects with envelope names,
+/// non-object elements, responses.
+const ELEMENTS: &[&str] = &[
+    r#"{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"}"#,
+    r#"{"jsonrpc":"2.0","method":"a","method":"b","id":3}"#,
+    r#"{"\u0069d":"x","params":{},"method":"su\u006d","jsonrpc":"2\u002e0"}"#,
+    r#"{ "jsonrpc" : "2.0" , "method" : "m" , "params" : [ [1,{"id":2}] , {"method":[]} ] }"#,
+    "7",
+    r#"[{"jsonrpc":"2.0","method":"x","id":1},{"id":2}]"#,
+    "{}",
+    r#"{"jsonrpc":"2.0","method":"n","params":{"a":{"b":{"c":[{"id":1}]}}},"id":null,"id":5}"#,
+    r#""s""#,
+    r#"{"id":12345678901234567890,"jsonrpc":"1.0","method":"z"}"#,
+    r#"{"x":1,"jsonrpc":"2.0","method":"t","params":null}"#,
+    r#"{"jsonrpc":"2.0","method":"m","id":1,"jsonrpc":"2.0"}"#,
+    r#"{"jsonrpc":"2.0","method":"\u00e9","error":{"code":1,"message":"e"},"result":3,"id":"é"}"#,
+    "null",
+    r#"{"jsonrpc":"2.0","params":[],"params":{},"method":"p","id":"p"}"#,
+    r#"{"jsonrpc":"2.0","result":{"id":1,"method":"r"},"id":"r"}"#,
+    r#"{"params":{"x":[[[]]]},"id":-1.5e3,"method":"q","jsonrpc":"2.0","y":{"jsonrpc":1}}"#,
+    "[]",
+];
+
+/// Batches of every size around the number of elements recorded in the validating
+/// pass (none, one, one fewer, as many, one more, twice as many), of every mix of
+/// `ELEMENTS`, compact and spaced: read as the reference reader reads them, as
+/// requests and as responses, whole and cut at every length; and `max_batch` decided
+/// the same way at each size.
+#[test]
+fn batches_around_the_recorded_count_agree_with_the_reference_reader() {
+    let mut checked = 0;
+    for n in [0, 1, RECORDED - 1, RECORDED, RECORDED + 1, 2 * RECORDED] {
+        for first in 0..ELEMENTS.len() {
+            for sep in [",", " ,\n\t"] {
+                let elements: Vec<&str> = (0..n)
+                    .map(|k| ELEMENTS[(first + k * 7) % ELEMENTS.len()])
+                    .collect();
+                let input = std::format!(" [{}] ", elements.join(sep));
+                let input = input.as_bytes();
+                assert_eq!(parse_calls(input), parse_reference(input), "{input:?}");
+                assert_eq!(response_list(input), response_list_reference(input));
+                if first == 0 {
+                    for cut in 0..input.len() {
+                        let input = &input[..cut];
+                        assert_eq!(parse_calls(input), parse_reference(input));
+                        assert_eq!(response_list(input), response_list_reference(input));
+                    }
+                }
+                // One element over `max_batch`, and exactly at it.
+                for max_batch in [n.saturating_sub(1), n] {
+                    let limits = Limits {
+                        max_batch,
+                        ..Limits::DEFAULT
+                    };
+                    let got = match parse(input, &limits) {
+                        Ok(Envelope::Batch(b)) => Ok(b.len()),
+                        Ok(Envelope::Single(Call::Invalid { reason, .. })) => Err(reason),
+                        other => panic!("{other:?}"),
+                    };
+                    let want = match n {
+                        0 => Err(InvalidRequest::EmptyBatch),
+                        n if n > max_batch => Err(InvalidRequest::BatchTooLarge),
+                        n => Ok(n),
+                    };
+                    assert_eq!(got, want, "{input:?}");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 6 * ELEMENTS.len() * 2);
+}
+
+/// A batch longer than the records' offsets reach (the fast build reads all of its
+/// elements with the trusted skipper) reads as the reference reader reads it.
+#[test]
+fn a_batch_too_long_to_record_agrees_with_the_reference_reader() {
+    let long = std::format!(
+        r#"{{"jsonrpc":"2.0","method":"big","params":["{}"],"id":1}}"#,
+        "x".repeat(70_000)
+    );
+    for at in [0, 1, RECORDED, 2 * RECORDED] {
+        let mut elements: Vec<&str> = (0..2 * RECORDED + 1)
+            .map(|k| ELEMENTS[k % ELEMENTS.len()])
+            .collect();
+        elements[at] = &long;
+        let input = std::format!("[{}]", elements.join(","));
+        let input = input.as_bytes();
+        assert!(input.len() > u16::MAX as usize);
+        assert_eq!(parse_calls(input), parse_reference(input));
+        assert_eq!(response_list(input), response_list_reference(input));
+    }
+}

@@ -277,6 +277,112 @@ fn word_walk_agrees_with_the_general_walk() {
     assert!(checked > 10_000, "{checked}");
 }
 
+/// What a visitor at depth 2 is told: a member of an object inside the outermost
+/// container (its key's span, its value's span), or the end of a member or element of
+/// the outermost container.
+#[derive(Debug, PartialEq)]
+enum Nested {
+    Member((usize, usize), usize, usize),
+    Outer(usize),
+}
+
+/// Records what the walk reports at depth 2. It knows the keys of plain lowercase
+/// letters ([`Visit::known_key`]); the walk reads the others.
+struct NestedSpans<'i> {
+    input: &'i [u8],
+    pending: Option<(usize, usize, usize)>,
+    all: Vec<Nested>,
+}
+
+impl Visit for NestedSpans<'_> {
+    const DEPTH: usize = 2;
+    fn known_key(&mut self, i: usize) -> usize {
+        let letters = self.input[i + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_lowercase())
+            .count();
+        if self.input.get(i + 1 + letters..i + 3 + letters) != Some(b"\":") {
+            return 0;
+        }
+        let after = i + 3 + letters;
+        self.pending = Some((i, i + 2 + letters, skip_ws(self.input, after)));
+        after
+    }
+    fn key(&mut self, key: usize, key_end: usize, value: usize) {
+        self.pending = Some((key, key_end, value));
+    }
+    fn end(&mut self, end: usize) {
+        let (key, key_end, value) = self.pending.take().expect("a key before its end");
+        self.all.push(Nested::Member((key, key_end), value, end));
+    }
+    fn outer_end(&mut self, end: usize) {
+        self.all.push(Nested::Outer(end));
+    }
+}
+
+/// At depth 2 the walks report the members of each object inside the outermost
+/// container and the end of each of its members or elements, as the trusted reader of
+/// `RawJson` finds them; the word walk reports what the general walk reports, from
+/// every start, at three depth limits, compact and spaced.
+#[test]
+fn visit_at_depth_two_reports_the_members_inside() {
+    let mut checked = 0;
+    for compact in inputs() {
+        let mut spaced = Vec::new();
+        for &c in &compact {
+            spaced.push(c);
+            if c == b':' || c == b',' {
+                spaced.extend_from_slice(b" \n");
+            }
+        }
+        for input in [compact, spaced] {
+            let spans = || NestedSpans {
+                input: &input,
+                pending: None,
+                all: Vec::new(),
+            };
+            let start = skip_ws(&input, 0);
+            let mut got = spans();
+            if let Ok((start, end)) = text(&input, DEFAULT_MAX_DEPTH, &mut got) {
+                let value = crate::RawJson::new(&input[start..end]).unwrap();
+                let at = |s: &[u8]| s.as_ptr() as usize - input.as_ptr() as usize;
+                let inner: Vec<crate::RawJson<'_>> = match input[start] {
+                    b'{' => value.members().map(|(_, v)| v).collect(),
+                    b'[' => value.elements().collect(),
+                    _ => Vec::new(),
+                };
+                let mut want = Vec::new();
+                for v in inner {
+                    if v.kind() == crate::raw::Kind::Object {
+                        for (k, m) in v.members() {
+                            let key = at(k.as_raw()) - 1;
+                            let from = at(m.as_bytes());
+                            want.push(Nested::Member(
+                                (key, key + k.as_raw().len() + 2),
+                                from,
+                                from + m.as_bytes().len(),
+                            ));
+                        }
+                    }
+                    want.push(Nested::Outer(at(v.as_bytes()) + v.as_bytes().len()));
+                }
+                assert_eq!(got.all, want, "{input:?}");
+                checked += want.len();
+            }
+            let starts = if input.len() <= 300 { input.len() } else { 1 };
+            for i in (0..starts.max(1)).map(|i| if i == 0 { start } else { i }) {
+                for depth in [DEFAULT_MAX_DEPTH, 3, 0] {
+                    let (mut general, mut words) = (spans(), spans());
+                    let [want, got] = value::walks(&input, i, depth, &mut general, &mut words);
+                    assert_eq!(got, want, "{input:?} from {i}, depth {depth}");
+                    assert_eq!(words.all, general.all, "{input:?} from {i}");
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}
+
 /// `word_at` reads what `byte_at` reads, at every offset near and past the end.
 #[test]
 fn word_at_reads_as_byte_at() {

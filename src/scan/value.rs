@@ -13,24 +13,38 @@ use super::string::string;
 use super::{byte_at, fail, skip_ws, word_at, ScanError, ScanErrorKind, MAX_DEPTH_LIMIT};
 use crate::simd;
 
-/// What the walk reports of the outermost container it scans, as it passes: how the
-/// envelope reads a message in the same pass that validates it. Offsets are into the
-/// scanned slice; nothing is reported for a value that is not a container, nor for
-/// anything inside its members or elements. The walk keeps no state for it.
+/// What the walk reports of the outermost container it scans (or, at
+/// [`DEPTH`](Self::DEPTH) 2, of the objects inside it too), as it passes: how the
+/// envelope reads a message, or a batch of them, in the same pass that validates it.
+/// Offsets are into the scanned slice; nothing is reported for a value that is not a
+/// container, nor for anything deeper than `DEPTH`. The walk keeps no state for it.
 pub(crate) trait Visit {
-    /// At the opening quote `i` of a key of the outermost object (the walk has seen the
+    /// The depth of the objects whose members this visitor is told of, a constant so
+    /// that each walk is compiled for one: 1, the outermost container's members or
+    /// elements (every visitor but one); 2, the members of the objects that are the
+    /// outermost container's members or elements (a batch's requests), and the end of
+    /// each of these ([`outer_end`](Self::outer_end)).
+    const DEPTH: usize = 1;
+    /// At the opening quote `i` of a key of an object at [`DEPTH`](Self::DEPTH) (the walk has seen the
     /// `"`): the offset just past the colon after it, when the bytes from `i` are
     /// exactly a key and colon that this visitor knows (plain ASCII letters, so valid
     /// JSON, which the walk then does not read again) and it has taken that member as
     /// begun; otherwise 0, and the walk reads the key and calls [`key`](Self::key).
     /// Asked on the fast build only: the compact one reads every key the general way.
     fn known_key(&mut self, i: usize) -> usize;
-    /// A member of the outermost object begins: its key at `key..key_end` (quotes
-    /// included), its value at `value` (after the colon and any whitespace).
+    /// A member of an object at [`DEPTH`](Self::DEPTH) begins: its key at
+    /// `key..key_end` (quotes included), its value at `value` (after the colon and any
+    /// whitespace).
     fn key(&mut self, key: usize, key_end: usize, value: usize);
-    /// The member or element of the outermost container that began last (for an
-    /// element: right after the `[` or `,` and any whitespace) ends at `end`.
+    /// At `DEPTH` 1: the member or element of the outermost container that began last
+    /// (for an element: right after the `[` or `,` and any whitespace) ends at `end`.
+    /// At `DEPTH` 2: the member that began last of an object at depth 2 ends at `end`
+    /// (the elements of an array at depth 2 are not reported).
     fn end(&mut self, end: usize);
+    /// At `DEPTH` 2 only: the member or element of the outermost container that began
+    /// last ends at `end`.
+    #[inline(always)]
+    fn outer_end(&mut self, _end: usize) {}
 }
 
 /// A [`Visit`] that looks at nothing: plain validation.
@@ -157,6 +171,12 @@ fn walk<V: Visit>(
                 if open == 0 {
                     return Ok(i);
                 }
+                if V::DEPTH == 1 {
+                    visit.end(i);
+                } else {
+                    visit.outer_end(i);
+                }
+            } else if V::DEPTH == 2 && open == 2 && in_object {
                 visit.end(i);
             }
             i = skip_ws(b, i);
@@ -289,6 +309,14 @@ fn walk_words<V: Visit>(
                 if level < 2 {
                     return Ok(i);
                 }
+                if V::DEPTH == 1 {
+                    visit.end(i);
+                } else {
+                    visit.outer_end(i);
+                }
+            } else if V::DEPTH == 2 && level == 5 {
+                // A member of an object at depth 2 ends (its next key, if any, goes to
+                // the visitor through `element`).
                 visit.end(i);
             } else if level & 1 != 0 && s as u16 == u16::from_le_bytes(*b",\"") {
                 // The next member of an object inside the outermost, its key right
@@ -343,23 +371,23 @@ pub(super) fn walks<V: Visit>(
 /// For [`walk_words`]: a member or element starts at `i`, whose byte is `first`,
 /// whitespace skipped; inside `open` containers, the innermost an object if
 /// `in_object`. The offset of its value (after the key, if a member) and the bytes
-/// from there, at least the first six. A key of the outermost object that the visitor
-/// knows ([`Visit::known_key`]) is taken as it says; a key inside the outermost
-/// object's members, plain ASCII with its `":` right after it, is one run of plain
-/// bytes and one word; any other goes to [`member`].
+/// from there, at least the first six. A key of an object at the visitor's depth that
+/// it knows ([`Visit::known_key`]) is taken as it says; a key of any other object,
+/// plain ASCII with its `":` right after it, is one run of plain bytes and one word;
+/// any other goes to [`member`].
 #[inline(always)]
-fn element(
+fn element<V: Visit>(
     b: &[u8],
     i: usize,
     first: u8,
     in_object: bool,
     open: usize,
-    visit: &mut dyn Visit,
+    visit: &mut V,
 ) -> Result<(usize, u64), ScanError> {
     if !in_object {
         return Ok((i, word_at(b, i)));
     }
-    if first == b'"' && open == 1 {
+    if first == b'"' && open == V::DEPTH {
         // A key the visitor knows, its value right after the colon.
         let known = visit.known_key(i);
         if known != 0 {
@@ -407,18 +435,18 @@ fn is_object_at(words: &[u32; WORDS], open: usize) -> bool {
 
 /// The key and colon of a member, the key's opening quote expected at `i`, inside
 /// `open` containers: the offset of the value after the colon (whitespace skipped).
-/// The members of the outermost object are reported to `visit`.
+/// The members of the objects at [`Visit::DEPTH`] are reported to `visit`.
 #[inline(always)]
-fn member(b: &[u8], i: usize, open: usize, visit: &mut dyn Visit) -> Result<usize, ScanError> {
+fn member<V: Visit>(b: &[u8], i: usize, open: usize, visit: &mut V) -> Result<usize, ScanError> {
     // The compact build reads every key the general way (flash).
-    if super::FAST_PATHS && open == 1 && byte_at(b, i) == b'"' {
+    if super::FAST_PATHS && open == V::DEPTH && byte_at(b, i) == b'"' {
         let known = visit.known_key(i);
         if known != 0 {
             return Ok(skip_ws(b, known));
         }
     }
     let (key, key_end, value) = key_colon(b, i)?;
-    if open == 1 {
+    if open == V::DEPTH {
         visit.key(key, key_end, value);
     }
     Ok(value)
