@@ -1,7 +1,7 @@
 //! The elements of a batch. On the fast build, the scanner that validates a batch of
 //! requests records the request members of its first [`RECORDED`] elements as it goes
-//! ([`Recorder`]); once the whole batch is valid, these elements are handed out from
-//! their records, and any after them are read one at a time with the trusted skipper
+//! ([`ElementRecorder`]); once the whole batch is valid, these elements are handed out
+//! from their records, and any after them are read one at a time with the trusted skipper
 //! (`Slots::read`), never validated again. Batches of responses are counted in the
 //! validating pass and all read the second way. On the compact build the elements are
 //! counted, then read as any array's (the trusted skip is the validator itself, for
@@ -15,10 +15,9 @@ use crate::raw::{skip_trusted, Cursor, RawJson};
 use crate::scan::{byte_at, skip_ws, Visit};
 #[cfg(jsonrpc_slice_fast)]
 use {
-    super::members::{known_key, member_of, Member},
+    super::members::{Member, MemberStart},
     super::{Call, Envelope},
     crate::id::Id,
-    crate::raw::RawStr,
     crate::scan::{self, word_at, ScanError},
 };
 
@@ -248,7 +247,7 @@ pub(super) fn parse_recorded<'a>(
     limits: &'a Limits,
 ) -> Result<Envelope<'a>, ScanError> {
     let mut recorded = [Recorded::EMPTY; RECORDED];
-    let mut recorder = Recorder::new(input, skip_ws(input, 0), &mut recorded);
+    let mut recorder = ElementRecorder::new(input, skip_ws(input, 0), &mut recorded);
     let (start, end) = scan::text(input, limits.depth_in_force(), &mut recorder)?;
     let len = recorder.len;
     let batch = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
@@ -307,20 +306,18 @@ impl Visit for Counter {
 /// Records the request members of the first [`RECORDED`] elements of a batch as the
 /// scanner reports them ([`Visit::DEPTH`] 2), and counts the elements.
 #[cfg(jsonrpc_slice_fast)]
-pub(super) struct Recorder<'a, 'r> {
-    input: &'a [u8],
-    /// The offset of the batch's `[` in `input`: records are offsets into the batch.
+pub(super) struct ElementRecorder<'a, 'r> {
+    /// The offset of the batch's `[` in the input: records are offsets into the batch.
     base: usize,
-    /// The member that began last, and where its value starts.
-    member: Member,
-    value: usize,
+    /// The member being walked, in the input.
+    current: MemberStart<'a>,
     /// The elements that have ended.
     pub(super) len: usize,
     recorded: &'r mut [Recorded; RECORDED],
 }
 
 #[cfg(jsonrpc_slice_fast)]
-impl<'a, 'r> Recorder<'a, 'r> {
+impl<'a, 'r> ElementRecorder<'a, 'r> {
     /// Ready to record into `recorded` (all empty) the batch whose `[` is at `base` in
     /// `input` (the records are of use when it is at most [`RECORDED_BYTES`] long).
     pub(super) fn new(
@@ -329,10 +326,8 @@ impl<'a, 'r> Recorder<'a, 'r> {
         recorded: &'r mut [Recorded; RECORDED],
     ) -> Self {
         Self {
-            input,
             base,
-            member: Member::Other,
-            value: 0,
+            current: MemberStart::new(input),
             len: 0,
             recorded,
         }
@@ -340,34 +335,22 @@ impl<'a, 'r> Recorder<'a, 'r> {
 }
 
 #[cfg(jsonrpc_slice_fast)]
-impl Visit for Recorder<'_, '_> {
+impl Visit for ElementRecorder<'_, '_> {
     const DEPTH: usize = 2;
 
     #[inline(always)]
     fn known_key(&mut self, i: usize) -> usize {
-        match known_key(self.input, i) {
-            Some((member, after)) => {
-                self.member = member;
-                self.value = skip_ws(self.input, after);
-                after
-            }
-            None => 0,
-        }
+        self.current.known_key(i)
     }
 
     #[inline(never)]
     fn key(&mut self, key: usize, key_end: usize, value: usize) {
-        let raw = self
-            .input
-            .get(key + 1..key_end.saturating_sub(1))
-            .unwrap_or(&[]);
-        self.member = member_of(RawStr::trusted(raw));
-        self.value = value;
+        self.current.key(key, key_end, value);
     }
 
     #[inline(never)]
     fn end(&mut self, end: usize) {
-        let m = self.member;
+        let (m, value) = (self.current.member, self.current.value);
         let Some(element) = self.recorded.get_mut(self.len) else {
             return;
         };
@@ -377,8 +360,8 @@ impl Visit for Recorder<'_, '_> {
             }
             // `"2.0"`: its five bytes, and nothing after them.
             const V2: u64 = u64::from_le_bytes(*b"\"2.0\"\0\0\0");
-            let five = word_at(self.input, self.value) & 0xFF_FFFF_FFFF;
-            element.flags |= if five == V2 && end == self.value + 5 {
+            let five = word_at(self.current.input, value) & 0xFF_FFFF_FFFF;
+            element.flags |= if five == V2 && end == value + 5 {
                 VERSION
             } else {
                 READ_AGAIN
@@ -388,7 +371,7 @@ impl Visit for Recorder<'_, '_> {
                 element.flags |= 1 << m as u8;
             }
             *span = [
-                self.value.saturating_sub(self.base) as u16,
+                value.saturating_sub(self.base) as u16,
                 end.saturating_sub(self.base) as u16,
             ];
         }

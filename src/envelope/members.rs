@@ -74,7 +74,7 @@ const fn le(s: &[u8]) -> u64 {
 /// offset just after the colon, when the key is one of them (anything else, escapes or
 /// whitespace included, goes the general way).
 #[inline(always)]
-pub(super) fn known_key(input: &[u8], i: usize) -> Option<(Member, usize)> {
+fn known_key(input: &[u8], i: usize) -> Option<(Member, usize)> {
     let w = match input.get(i + 1..).and_then(|r| r.first_chunk::<8>()) {
         Some(w) => u64::from_le_bytes(*w),
         // Near the end of the input: the last member is often a short id.
@@ -109,7 +109,7 @@ pub(super) fn known_key(input: &[u8], i: usize) -> Option<(Member, usize)> {
 
 /// The member a key names (escapes decoded).
 #[inline(always)]
-pub(super) fn member_of(key: RawStr<'_>) -> Member {
+fn member_of(key: RawStr<'_>) -> Member {
     if !FAST_PATHS {
         // The compact build: one comparison per name, escapes decoded when there are
         // any (flash).
@@ -235,32 +235,32 @@ impl<'a> Slots<'a> {
     }
 }
 
-/// The slots of one object, filled as the scanner reports its members.
-pub(super) struct Recorder<'a, 's> {
-    input: &'a [u8],
-    /// The member that began last, and where its value starts.
-    member: Member,
-    value: usize,
-    slots: &'s mut Slots<'a>,
+/// The member of a walk's report that began last, and where its value starts: what
+/// the envelope's visitors (a message's [`Recorder`], a batch's `ElementRecorder`)
+/// keep of a key, and how they read it.
+pub(super) struct MemberStart<'a> {
+    /// The walked input.
+    pub(super) input: &'a [u8],
+    /// The member that began last.
+    pub(super) member: Member,
+    /// Where its value starts.
+    pub(super) value: usize,
 }
 
-impl<'a, 's> Recorder<'a, 's> {
-    /// Ready to record into `slots` the members of the object that `input` is.
-    pub(super) fn new(input: &'a [u8], slots: &'s mut Slots<'a>) -> Self {
+impl<'a> MemberStart<'a> {
+    /// None yet, in `input`.
+    pub(super) fn new(input: &'a [u8]) -> Self {
         Self {
             input,
             member: Member::Other,
             value: 0,
-            slots,
         }
     }
-}
 
-// Out of line: called for the few members of the outermost object only, and kept out
-// of the walk's loop.
-impl Visit for Recorder<'_, '_> {
+    /// [`Visit::known_key`]: a key read a word at a time ([`known_key`]), taken as
+    /// begun; the offset after its colon, or 0.
     #[inline(always)]
-    fn known_key(&mut self, i: usize) -> usize {
+    pub(super) fn known_key(&mut self, i: usize) -> usize {
         if !FAST_PATHS {
             // The compact build reads every key the general way (flash).
             return 0;
@@ -275,8 +275,10 @@ impl Visit for Recorder<'_, '_> {
         }
     }
 
-    #[inline(never)]
-    fn key(&mut self, key: usize, key_end: usize, value: usize) {
+    /// [`Visit::key`]: the member the key at `key..key_end` names begins, its value at
+    /// `value`.
+    #[inline(always)]
+    pub(super) fn key(&mut self, key: usize, key_end: usize, value: usize) {
         let raw = self
             .input
             .get(key + 1..key_end.saturating_sub(1))
@@ -284,11 +286,42 @@ impl Visit for Recorder<'_, '_> {
         self.member = member_of(RawStr::trusted(raw));
         self.value = value;
     }
+}
+
+/// The slots of one object, filled as the scanner reports its members.
+pub(super) struct Recorder<'a, 's> {
+    /// The member being walked, in the input.
+    current: MemberStart<'a>,
+    slots: &'s mut Slots<'a>,
+}
+
+impl<'a, 's> Recorder<'a, 's> {
+    /// Ready to record into `slots` the members of the object that `input` is.
+    pub(super) fn new(input: &'a [u8], slots: &'s mut Slots<'a>) -> Self {
+        Self {
+            current: MemberStart::new(input),
+            slots,
+        }
+    }
+}
+
+// Out of line: called for the few members of the outermost object only, and kept out
+// of the walk's loop.
+impl Visit for Recorder<'_, '_> {
+    #[inline(always)]
+    fn known_key(&mut self, i: usize) -> usize {
+        self.current.known_key(i)
+    }
+
+    #[inline(never)]
+    fn key(&mut self, key: usize, key_end: usize, value: usize) {
+        self.current.key(key, key_end, value);
+    }
 
     #[inline(never)]
     fn end(&mut self, end: usize) {
-        if let Some(v) = self.input.get(self.value..end) {
-            self.slots.record(self.member, RawJson::trusted(v));
+        if let Some(v) = self.current.input.get(self.current.value..end) {
+            self.slots.record(self.current.member, RawJson::trusted(v));
         }
     }
 }
