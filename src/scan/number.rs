@@ -42,6 +42,8 @@ pub(crate) fn number(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
 /// unit tests pin it to `number`.
 #[inline(always)]
 pub(crate) fn number_words(b: &[u8], i: usize, w: u64) -> Result<(usize, u64), ScanError> {
+    // Anything but the common shapes: the general rule from the start.
+    let general = || number(b, i).map(|end| (end, word_at(b, end)));
     if (w as u8).wrapping_sub(b'1') < 9 {
         // Most numbers: all of it, and two bytes after it, in one word.
         let x = word_at(b, i);
@@ -56,9 +58,9 @@ pub(crate) fn number_words(b: &[u8], i: usize, w: u64) -> Result<(usize, u64), S
         b'-' => match (w >> 8) as u8 {
             b'1'..=b'9' => digit_run(b, i + 1, w >> 8, 5),
             b'0' => (i + 2, w >> 16, 4),
-            _ => return number(b, i).map(|end| (end, word_at(b, end))),
+            _ => return general(),
         },
-        _ => return number(b, i).map(|end| (end, word_at(b, end))),
+        _ => return general(),
     };
     if x as u8 == b'.' {
         (at, x, known) = (at + 1, x >> 8, known - 1);
@@ -66,12 +68,12 @@ pub(crate) fn number_words(b: &[u8], i: usize, w: u64) -> Result<(usize, u64), S
             (x, known) = (word_at(b, at), 8);
         }
         if !(x as u8).is_ascii_digit() {
-            return number(b, i).map(|end| (end, word_at(b, end)));
+            return general();
         }
         (at, x, known) = digit_run(b, at, x, known);
     }
     if x as u8 | 0x20 == b'e' {
-        return number(b, i).map(|end| (end, word_at(b, end)));
+        return general();
     }
     if known < 2 {
         x = word_at(b, at);

@@ -35,9 +35,10 @@ pub(crate) fn string(b: &[u8], i: usize) -> Result<usize, ScanError> {
 /// at a time ([`is_one_letter`], or `u` and four hex digits of a code unit that is not a
 /// surrogate, [`is_plain_unit`]). A surrogate `\u`, a broken escape and a non-ASCII run
 /// are handed to the general routines, which also name the errors. Fewer than 64 bytes
-/// left go to [`string_chunks`]; the unit tests pin this to [`string_rest`].
+/// left go to [`string_chunks`]; the unit tests pin this to [`string_rest`]. Also where
+/// the fast build's word walk goes on after a string's first plain run.
 #[inline(never)]
-fn string_blocks(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
+pub(crate) fn string_blocks(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
     // 1 when the byte at `i` is escaped (the block before ended in an odd run of
     // backslashes).
     let mut carry = 0;

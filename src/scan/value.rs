@@ -9,7 +9,7 @@
 //! through the same rules as `walk`; a unit test pins it to `walk`.
 
 use super::number::{number, number_words};
-use super::string::string;
+use super::string::{string, string_blocks};
 use super::{byte_at, fail, skip_ws, word_at, ScanError, ScanErrorKind, MAX_DEPTH_LIMIT};
 use crate::simd;
 
@@ -25,11 +25,12 @@ pub(crate) trait Visit {
     /// outermost container's members or elements (a batch's requests), and the end of
     /// each of these ([`outer_end`](Self::outer_end)).
     const DEPTH: usize = 1;
-    /// At the opening quote `i` of a key of an object at [`DEPTH`](Self::DEPTH) (the walk has seen the
-    /// `"`): the offset just past the colon after it, when the bytes from `i` are
-    /// exactly a key and colon that this visitor knows (plain ASCII letters, so valid
-    /// JSON, which the walk then does not read again) and it has taken that member as
-    /// begun; otherwise 0, and the walk reads the key and calls [`key`](Self::key).
+    /// At the opening quote `i` of a key of an object at [`DEPTH`](Self::DEPTH) (the
+    /// walk has seen the `"`): the offset just past the colon after it, when the bytes
+    /// from `i` are exactly a key and colon that this visitor knows (plain ASCII
+    /// letters, so valid JSON, which the walk then does not read again) and it has taken
+    /// that member as begun; otherwise 0, and the walk reads the key and calls
+    /// [`key`](Self::key).
     /// Asked on the fast build only: the compact one reads every key the general way.
     fn known_key(&mut self, i: usize) -> usize;
     /// A member of an object at [`DEPTH`](Self::DEPTH) begins: its key at
@@ -132,14 +133,7 @@ fn walk<V: Visit>(
                     });
                 }
                 let is_object = c == b'{';
-                if let Some(word) = words.get_mut(open / 32) {
-                    let bit = 1 << (open % 32);
-                    if is_object {
-                        *word |= bit;
-                    } else {
-                        *word &= !bit;
-                    }
-                }
+                set_kind(&mut words, open, is_object);
                 open += 1;
                 in_object = is_object;
                 i = skip_ws(b, i + 1);
@@ -235,7 +229,8 @@ fn walk_words<V: Visit>(
                     i = end + 1;
                     s >> 8
                 } else {
-                    i = string(b, i)?;
+                    // Where `string` goes on after its first plain run, read already.
+                    i = string_blocks(b, end)?;
                     word_at(b, i)
                 }
             }
@@ -275,14 +270,7 @@ fn walk_words<V: Visit>(
                     });
                 }
                 let is_object = c == b'{';
-                if let Some(word) = words.get_mut(open / 32) {
-                    let bit = 1 << (open % 32);
-                    if is_object {
-                        *word |= bit;
-                    } else {
-                        *word &= !bit;
-                    }
-                }
+                set_kind(&mut words, open, is_object);
                 level = (open + 1) * 2 + is_object as usize;
                 i += 1;
                 let mut next = (w >> 8) as u8;
@@ -421,6 +409,20 @@ fn nested_key(b: &[u8], i: usize) -> Option<(usize, u64)> {
     }
     let value = skip_ws(b, end + 2);
     Some((value, word_at(b, value)))
+}
+
+/// Sets the kind of the container at `level` (0 for the outermost): an object or not.
+/// Its bit is set before it is ever read, so the words may start as anything.
+#[inline(always)]
+fn set_kind(words: &mut [u32; WORDS], level: usize, is_object: bool) {
+    if let Some(word) = words.get_mut(level / 32) {
+        let bit = 1 << (level % 32);
+        if is_object {
+            *word |= bit;
+        } else {
+            *word &= !bit;
+        }
+    }
 }
 
 /// Whether the innermost of `open` open containers is an object (`false` when none
