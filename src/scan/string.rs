@@ -472,6 +472,15 @@ mod tests {
         }
     }
 
+    /// [`escaped_bytes`] over consecutive blocks, its carry passed on.
+    fn escaped_of(blocks: &[u64]) -> Vec<u64> {
+        let mut carry = 0;
+        blocks
+            .iter()
+            .map(|&m| escaped_bytes(m, &mut carry))
+            .collect()
+    }
+
     /// The escaped bytes of consecutive blocks, walked bit by bit: a byte is escaped when
     /// the byte before is a backslash that is not escaped itself.
     fn escaped_by_walk(blocks: &[u64]) -> Vec<u64> {
@@ -524,12 +533,7 @@ mod tests {
             for &b in &pool {
                 for &c in &pool {
                     let blocks = [a, b, c];
-                    let mut carry = 0;
-                    let got: Vec<u64> = blocks
-                        .iter()
-                        .map(|&m| escaped_bytes(m, &mut carry))
-                        .collect();
-                    assert_eq!(got, escaped_by_walk(&blocks), "{blocks:x?}");
+                    assert_eq!(escaped_of(&blocks), escaped_by_walk(&blocks), "{blocks:x?}");
                     checked += 1;
                 }
             }
@@ -544,12 +548,7 @@ mod tests {
                     _ => !0 << (next() % 64),
                 })
                 .collect();
-            let mut carry = 0;
-            let got: Vec<u64> = blocks
-                .iter()
-                .map(|&m| escaped_bytes(m, &mut carry))
-                .collect();
-            assert_eq!(got, escaped_by_walk(&blocks), "{blocks:x?}");
+            assert_eq!(escaped_of(&blocks), escaped_by_walk(&blocks), "{blocks:x?}");
             checked += 1;
         }
         assert!(checked > 50_000, "{checked}");

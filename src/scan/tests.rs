@@ -61,6 +61,20 @@ fn rejects_with_kind_and_offset() {
 
 /// Inputs for the differential tests: the JSONTestSuite files, the bench messages,
 /// each cut at every length, and each with single bytes changed.
+/// Each of [`inputs`], then the same with whitespace after every `:` and `,`.
+fn compact_and_spaced() -> impl Iterator<Item = Vec<u8>> {
+    inputs().into_iter().flat_map(|compact| {
+        let mut spaced = Vec::new();
+        for &c in &compact {
+            spaced.push(c);
+            if c == b':' || c == b',' {
+                spaced.extend_from_slice(b" \n");
+            }
+        }
+        [compact, spaced]
+    })
+}
+
 fn inputs() -> Vec<Vec<u8>> {
     let mut seeds: Vec<Vec<u8>> = Vec::new();
     // The conformance corpus, when it is there (see `tests/common/corpus.rs`).
@@ -247,30 +261,21 @@ fn visit_reports_the_outermost_members_and_elements() {
 #[test]
 fn word_walk_agrees_with_the_general_walk() {
     let mut checked = 0;
-    for compact in inputs() {
-        let mut spaced = Vec::new();
-        for &c in &compact {
-            spaced.push(c);
-            if c == b':' || c == b',' {
-                spaced.extend_from_slice(b" \n");
-            }
-        }
-        for input in [compact, spaced] {
-            let starts = if input.len() <= 300 { input.len() } else { 1 };
-            for i in 0..starts.max(1) {
-                for depth in [DEFAULT_MAX_DEPTH, 3, 0] {
-                    let spans = || Spans {
-                        input: &input,
-                        next: skip_ws(&input, i + 1),
-                        pending: None,
-                        all: Vec::new(),
-                    };
-                    let (mut general, mut words) = (spans(), spans());
-                    let [want, got] = value::walks(&input, i, depth, &mut general, &mut words);
-                    assert_eq!(got, want, "{input:?} from {i}, depth {depth}");
-                    assert_eq!(words.all, general.all, "{input:?} from {i}");
-                    checked += 1;
-                }
+    for input in compact_and_spaced() {
+        let starts = if input.len() <= 300 { input.len() } else { 1 };
+        for i in 0..starts.max(1) {
+            for depth in [DEFAULT_MAX_DEPTH, 3, 0] {
+                let spans = || Spans {
+                    input: &input,
+                    next: skip_ws(&input, i + 1),
+                    pending: None,
+                    all: Vec::new(),
+                };
+                let (mut general, mut words) = (spans(), spans());
+                let [want, got] = value::walks(&input, i, depth, &mut general, &mut words);
+                assert_eq!(got, want, "{input:?} from {i}, depth {depth}");
+                assert_eq!(words.all, general.all, "{input:?} from {i}");
+                checked += 1;
             }
         }
     }
@@ -327,56 +332,47 @@ impl Visit for NestedSpans<'_> {
 #[test]
 fn visit_at_depth_two_reports_the_members_inside() {
     let mut checked = 0;
-    for compact in inputs() {
-        let mut spaced = Vec::new();
-        for &c in &compact {
-            spaced.push(c);
-            if c == b':' || c == b',' {
-                spaced.extend_from_slice(b" \n");
-            }
-        }
-        for input in [compact, spaced] {
-            let spans = || NestedSpans {
-                input: &input,
-                pending: None,
-                all: Vec::new(),
+    for input in compact_and_spaced() {
+        let spans = || NestedSpans {
+            input: &input,
+            pending: None,
+            all: Vec::new(),
+        };
+        let start = skip_ws(&input, 0);
+        let mut got = spans();
+        if let Ok((start, end)) = text(&input, DEFAULT_MAX_DEPTH, &mut got) {
+            let value = crate::RawJson::new(&input[start..end]).unwrap();
+            let at = |s: &[u8]| s.as_ptr() as usize - input.as_ptr() as usize;
+            let inner: Vec<crate::RawJson<'_>> = match input[start] {
+                b'{' => value.members().map(|(_, v)| v).collect(),
+                b'[' => value.elements().collect(),
+                _ => Vec::new(),
             };
-            let start = skip_ws(&input, 0);
-            let mut got = spans();
-            if let Ok((start, end)) = text(&input, DEFAULT_MAX_DEPTH, &mut got) {
-                let value = crate::RawJson::new(&input[start..end]).unwrap();
-                let at = |s: &[u8]| s.as_ptr() as usize - input.as_ptr() as usize;
-                let inner: Vec<crate::RawJson<'_>> = match input[start] {
-                    b'{' => value.members().map(|(_, v)| v).collect(),
-                    b'[' => value.elements().collect(),
-                    _ => Vec::new(),
-                };
-                let mut want = Vec::new();
-                for v in inner {
-                    if v.kind() == crate::raw::Kind::Object {
-                        for (k, m) in v.members() {
-                            let key = at(k.as_raw()) - 1;
-                            let from = at(m.as_bytes());
-                            want.push(Nested::Member(
-                                (key, key + k.as_raw().len() + 2),
-                                from,
-                                from + m.as_bytes().len(),
-                            ));
-                        }
+            let mut want = Vec::new();
+            for v in inner {
+                if v.kind() == crate::raw::Kind::Object {
+                    for (k, m) in v.members() {
+                        let key = at(k.as_raw()) - 1;
+                        let from = at(m.as_bytes());
+                        want.push(Nested::Member(
+                            (key, key + k.as_raw().len() + 2),
+                            from,
+                            from + m.as_bytes().len(),
+                        ));
                     }
-                    want.push(Nested::Outer(at(v.as_bytes()) + v.as_bytes().len()));
                 }
-                assert_eq!(got.all, want, "{input:?}");
-                checked += want.len();
+                want.push(Nested::Outer(at(v.as_bytes()) + v.as_bytes().len()));
             }
-            let starts = if input.len() <= 300 { input.len() } else { 1 };
-            for i in (0..starts.max(1)).map(|i| if i == 0 { start } else { i }) {
-                for depth in [DEFAULT_MAX_DEPTH, 3, 0] {
-                    let (mut general, mut words) = (spans(), spans());
-                    let [want, got] = value::walks(&input, i, depth, &mut general, &mut words);
-                    assert_eq!(got, want, "{input:?} from {i}, depth {depth}");
-                    assert_eq!(words.all, general.all, "{input:?} from {i}");
-                }
+            assert_eq!(got.all, want, "{input:?}");
+            checked += want.len();
+        }
+        let starts = if input.len() <= 300 { input.len() } else { 1 };
+        for i in (0..starts.max(1)).map(|i| if i == 0 { start } else { i }) {
+            for depth in [DEFAULT_MAX_DEPTH, 3, 0] {
+                let (mut general, mut words) = (spans(), spans());
+                let [want, got] = value::walks(&input, i, depth, &mut general, &mut words);
+                assert_eq!(got, want, "{input:?} from {i}, depth {depth}");
+                assert_eq!(words.all, general.all, "{input:?} from {i}");
             }
         }
     }
