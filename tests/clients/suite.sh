@@ -3,12 +3,16 @@
 #
 #   build_example NAME          cargo build --release --example NAME; sets SERVER
 #   python_venv MIN_MINOR       a venv in target/<SUITE>-venv with the suite's pinned
-#                               requirements.txt (Python 3.MIN_MINOR or newer); sets PY
-#   run_client TIMEOUT ARGS...  runs the suite's Python client under a time limit, and
-#                               exits with its status
+#                               requirements.txt (Python 3.MIN_MINOR or newer); sets PY,
+#                               and CLIENT to it
+#   node_packages MIN_MAJOR     `npm ci` in the suite's folder (its package-lock.json;
+#                               Node.js MIN_MAJOR or newer); sets CLIENT to node
+#   run_client TIMEOUT ARGS...  runs the suite's client (CLIENT ARGS...) under a time
+#                               limit, and exits with its status
 #
-# A suite that cannot install what it needs (no python3, no venv module, the registry
-# unreachable) prints SKIP and exits 0, except under CI=true, where it fails.
+# A suite that cannot install what it needs (no python3, no venv module, no node or npm,
+# the registry unreachable) prints SKIP and exits 0, except under CI=true, where it
+# fails.
 # Environment: CLIENT_PYTHON (the interpreter that makes the venvs, default python3).
 
 set -u
@@ -61,12 +65,26 @@ python_venv() { # minimum Python 3 minor version
         cannot "pip install -r requirements.txt failed (registry unreachable?), log in $LOGS/pip-install.log"
     fi
     PY="$venv/bin/python"
+    CLIENT="$PY"
+}
+
+node_packages() { # minimum Node.js major version
+    echo "== client: npm ci in ${HERE#"$ROOT"/}"
+    command -v node >/dev/null 2>&1 || cannot "node not found"
+    command -v npm >/dev/null 2>&1 || cannot "npm not found"
+    node -e "process.exit(Number(process.versions.node.split('.')[0]) >= $1 ? 0 : 1)" ||
+        cannot "node $(node --version) is older than $1"
+    if ! (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error) >"$LOGS/npm-ci.log" 2>&1; then
+        tail -n 20 "$LOGS/npm-ci.log" | sed 's/^/    /'
+        cannot "npm ci failed (registry unreachable?), log in $LOGS/npm-ci.log"
+    fi
+    CLIENT=node
 }
 
 run_client() { # timeout in seconds, then the client and its arguments
     local limit="$1"
     shift
-    timeout --kill-after=10 "$limit" "$PY" "$@"
+    timeout --kill-after=10 "$limit" "$CLIENT" "$@"
     local rc=$?
     case "$rc" in
         0) ;;

@@ -1,0 +1,193 @@
+// The `http-node` example under ethers.js 6 (JsonRpcProvider), the JavaScript library
+// most Ethereum front ends use.
+//
+//     node client.mjs <path to the http-node executable>
+//
+// Starts the server on a free loopback port, prints one line per check (`PASS name` or
+// `FAIL name: why`) and a closing `N passed, N failed`; exits 1 on any failure.
+// ethers sends the calls made in the same tick as one JSON-RPC batch (one HTTP request),
+// so most checks here go through the server's batch path; the debug events show the
+// payloads it sent.
+
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { JsonRpcProvider, getAddress, version } from "ethers";
+
+const RICH = getAddress("0x00000000000000000000000000000000000000aa");
+const OTHER = getAddress("0x" + "11".repeat(20));
+const ONE_ETHER = 10n ** 18n;
+
+let passed = 0;
+let failed = 0;
+
+async function check(name, fn) {
+    try {
+        await fn();
+        passed += 1;
+        console.log(`PASS ${name}`);
+    } catch (e) {
+        failed += 1;
+        console.log(`FAIL ${name}: ${e && e.stack ? e.stack.split("\n")[0] : e}`);
+    }
+}
+
+function equal(got, want) {
+    const g = JSON.stringify(got, (_, v) => (typeof v === "bigint" ? `${v}n` : v));
+    const w = JSON.stringify(want, (_, v) => (typeof v === "bigint" ? `${v}n` : v));
+    if (g !== w) throw new Error(`got ${g}, want ${w}`);
+}
+
+// The JSON-RPC error a rejected call carries (ethers keeps it as `error`).
+async function rpcError(promise) {
+    try {
+        const value = await promise;
+        throw new Error(`resolved to ${JSON.stringify(value)}, want a JSON-RPC error`);
+    } catch (e) {
+        if (e && e.error && typeof e.error.code === "number") return e.error;
+        throw e;
+    }
+}
+
+async function startServer(path) {
+    const proc = spawn(path, ["--addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+    const lines = createInterface({ input: proc.stdout });
+    const first = await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("the server said nothing in 10 s")), 10_000);
+        lines.once("line", (line) => {
+            clearTimeout(timer);
+            resolve(line.trim());
+        });
+        proc.once("exit", (code) => reject(new Error(`the server exited with ${code}`)));
+    });
+    if (!first.startsWith("listening on http://")) throw new Error(`server said ${JSON.stringify(first)}`);
+    return { proc, url: first.slice("listening on ".length) };
+}
+
+async function main(serverPath) {
+    const { proc, url } = await startServer(serverPath);
+    console.log(`ethers ${version} against ${url}`);
+    // No polling: every request is one the checks make.
+    const provider = new JsonRpcProvider(url, undefined, { polling: false });
+    const sent = [];
+    provider.on("debug", (event) => {
+        if (event.action === "sendRpcPayload") sent.push(event.payload);
+    });
+    try {
+        await checks(provider, sent);
+    } finally {
+        provider.destroy();
+        proc.kill();
+    }
+    console.log(`${passed} passed, ${failed} failed`);
+    return failed ? 1 : 0;
+}
+
+async function checks(provider, sent) {
+    await check("getNetwork: chain id 1337 (eth_chainId)", async () => {
+        equal((await provider.getNetwork()).chainId, 1337n);
+    });
+    await check("getBlockNumber: 16 at start", async () => {
+        equal(await provider.getBlockNumber(), 16);
+    });
+    await check("getBalance of 0x..aa (checksummed) is 1 ether; of another address 0", async () => {
+        equal(await provider.getBalance(RICH), ONE_ETHER);
+        equal(await provider.getBalance(OTHER), 0n);
+    });
+    await check("getBalance at 'earliest' and at block 5 (a hex quantity)", async () => {
+        equal(await provider.getBalance(RICH, "earliest"), ONE_ETHER);
+        equal(await provider.getBalance(RICH, 5), ONE_ETHER);
+    });
+    await check("send: web3_clientVersion, net_version, eth_gasPrice", async () => {
+        const v = await provider.send("web3_clientVersion", []);
+        equal(v.split("/")[0], "jsonrpc-slice-node");
+        equal(await provider.send("net_version", []), "1337");
+        equal(await provider.send("eth_gasPrice", []), "0x3b9aca00");
+    });
+
+    await check("calls made together go out as one batch, each answer matched by id", async () => {
+        const before = sent.length;
+        // Calls no check made before: ethers answers a repeated call from its cache.
+        const results = await Promise.all([
+            provider.getBalance(RICH, "pending"),
+            provider.getBalance(getAddress("0x" + "33".repeat(20))),
+            provider.send("eth_chainId", []),
+            provider.send("net_version", []),
+            provider.send("eth_gasPrice", []),
+        ]);
+        equal(results, [ONE_ETHER, 0n, "0x539", "1337", "0x3b9aca00"]);
+        // getBalance resolves its block tag first, so its calls may go out a tick later
+        // than the others, in a batch of their own (ethers adds eth_chainId calls of its
+        // own, so those are not counted): each of the four other calls went out inside a
+        // batch of more than one call.
+        const inBatches = sent
+            .slice(before)
+            .filter((p) => Array.isArray(p) && p.length > 1)
+            .flat()
+            .map((p) => `${p.method}${JSON.stringify(p.params)}`);
+        const want = [
+            `eth_getBalance${JSON.stringify([RICH.toLowerCase(), "pending"])}`,
+            `eth_getBalance${JSON.stringify(["0x" + "33".repeat(20), "latest"])}`,
+            "net_version[]",
+            "eth_gasPrice[]",
+        ];
+        const missing = want.filter((w) => !inBatches.includes(w));
+        if (missing.length) {
+            throw new Error(`not sent in a batch: ${missing}; sent: ${JSON.stringify(sent.slice(before))}`);
+        }
+    });
+    await check("a batch of 100 (ethers' batchMaxCount): every answer to its own call", async () => {
+        const calls = [];
+        for (let i = 0; i < 100; i++) {
+            calls.push(i % 2 ? provider.getBalance(RICH) : provider.send("eth_chainId", []));
+        }
+        const results = await Promise.all(calls);
+        results.forEach((r, i) => equal(r, i % 2 ? ONE_ETHER : "0x539"));
+    });
+    await check("an error inside a batch rejects its own call only", async () => {
+        const [a, b, c] = await Promise.allSettled([
+            provider.send("eth_chainId", []),
+            provider.send("eth_noSuchMethod", []),
+            provider.send("eth_getBalance", ["0x12", "latest"]),
+        ]);
+        equal(a.status, "fulfilled");
+        equal(a.value, "0x539");
+        equal([b.status, c.status], ["rejected", "rejected"]);
+        equal(b.reason.error.code, -32601);
+        equal(c.reason.error.code, -32602);
+    });
+
+    await check("an unknown method is -32601", async () => {
+        equal((await rpcError(provider.send("eth_noSuchMethod", []))).code, -32601);
+    });
+    await check("a bad address is -32602 naming it; a bad block tag is -32602", async () => {
+        const e = await rpcError(provider.send("eth_getBalance", ["0x12", "latest"]));
+        equal(e.code, -32602);
+        if (!e.message.includes("0x12")) throw new Error(`the message names no address: ${e.message}`);
+        equal((await rpcError(provider.send("eth_getBalance", [RICH, "tomorrow"]))).code, -32602);
+    });
+    await check("evm_mine advances the block number by one", async () => {
+        const before = Number(await provider.send("eth_blockNumber", []));
+        equal(await provider.send("evm_mine", []), "0x0");
+        equal(Number(await provider.send("eth_blockNumber", [])), before + 1);
+    });
+    await check("ids: ethers' numeric ids came back as numbers (no call went unanswered)", async () => {
+        // Every payload ethers sent had a numeric id; had any reply changed its type,
+        // ethers would have rejected that call ("missing response"), failing a check above.
+        const ids = sent.flatMap((p) => (Array.isArray(p) ? p : [p])).map((p) => typeof p.id);
+        if (ids.length === 0 || ids.some((t) => t !== "number")) throw new Error(`ids: ${ids}`);
+    });
+}
+
+const server = process.argv[2];
+if (!server) {
+    console.error("usage: node client.mjs <http-node executable>");
+    process.exit(2);
+}
+main(server).then(
+    (code) => process.exit(code),
+    (e) => {
+        console.log(`FAIL setup: ${e && e.stack ? e.stack : e}`);
+        console.log(`${passed} passed, ${failed + 1} failed`);
+        process.exit(1);
+    },
+);
