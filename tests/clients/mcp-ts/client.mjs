@@ -1,0 +1,181 @@
+// The `mcp-server` example under the official MCP TypeScript SDK
+// (`@modelcontextprotocol/sdk`: Client over StdioClientTransport), the client most MCP
+// hosts are built on.
+//
+//     node client.mjs <path to the mcp-server executable> <crate version>
+//
+// Prints one line per check (`PASS name` or `FAIL name: why`) and a closing
+// `N passed, N failed`; exits 1 on any failure. The SDK validates every message it gets
+// against its schemas (zod), so a reply of the wrong shape fails the call that got it;
+// whatever it cannot match or parse reaches `onerror`, and the last check says there
+// was none.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { LATEST_PROTOCOL_VERSION, ListResourcesResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { readFileSync } from "node:fs";
+
+const SDK_VERSION = JSON.parse(
+    readFileSync(new URL("./node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url)),
+).version;
+
+let passed = 0;
+let failed = 0;
+// How many progress notifications of `countdown` the SDK delivered to onprogress.
+let countdownProgress = -1;
+
+async function check(name, fn) {
+    try {
+        await fn();
+        passed += 1;
+        console.log(`PASS ${name}`);
+    } catch (e) {
+        failed += 1;
+        console.log(`FAIL ${name}: ${e && e.message ? e.message : e}`);
+    }
+}
+
+function equal(got, want) {
+    const g = JSON.stringify(got);
+    const w = JSON.stringify(want);
+    if (g !== w) throw new Error(`got ${g}, want ${w}`);
+}
+
+function textOf(result) {
+    return result.content.filter((c) => c.type === "text").map((c) => c.text).join("");
+}
+
+// The McpError a rejected request carries.
+async function mcpError(promise) {
+    try {
+        const value = await promise;
+        throw new Error(`resolved to ${JSON.stringify(value)}, want an MCP error`);
+    } catch (e) {
+        if (e instanceof McpError) return e;
+        throw e;
+    }
+}
+
+async function main(server, crateVersion) {
+    const complaints = [];
+    const transport = new StdioClientTransport({ command: server, args: [], stderr: "pipe" });
+    const client = new Client({ name: "jsonrpc-slice-check", version: "0.0.0" });
+    client.onerror = (e) => complaints.push(`client: ${e && e.message ? e.message : e}`);
+    console.log(`@modelcontextprotocol/sdk ${SDK_VERSION} against ${server}`);
+
+    await check(`connect: initialize at ${LATEST_PROTOCOL_VERSION}, then notifications/initialized`, async () => {
+        await client.connect(transport);
+        equal(client.getServerVersion(), { name: "jsonrpc-slice-mcp", version: crateVersion });
+        equal(client.getServerCapabilities(), { tools: { listChanged: false } });
+    });
+    await check("ping: an empty result", async () => {
+        equal(await client.ping(), {});
+    });
+    await check("tools/list: add, echo, countdown, each with its input schema", async () => {
+        const { tools } = await client.listTools();
+        equal(tools.map((t) => t.name), ["add", "echo", "countdown"]);
+        equal(tools[0].inputSchema.required, ["a", "b"]);
+        equal(tools[2].inputSchema.properties.n, { type: "integer", minimum: 0, maximum: 100 });
+    });
+    await check("add: a + b as text (small, and 2^53 + 2^53)", async () => {
+        equal(textOf(await client.callTool({ name: "add", arguments: { a: 2, b: 3 } })), "5");
+        const big = await client.callTool({ name: "add", arguments: { a: 2 ** 53, b: 2 ** 53 } });
+        equal(textOf(big), "18014398509481984");
+    });
+    await check("add: a missing argument is a result with isError, naming it", async () => {
+        const r = await client.callTool({ name: "add", arguments: { a: 1 } });
+        equal(r.isError, true);
+        if (!textOf(r).includes("`b`")) throw new Error(`the text names no argument: ${textOf(r)}`);
+    });
+    await check("echo: the text back exactly (escapes, controls, unicode, 20 kB)", async () => {
+        for (const text of ["", 'quote " backslash \\ tab \t nul \u0000', "é 漢字 😀 \u2028", "x".repeat(20000)]) {
+            equal(textOf(await client.callTool({ name: "echo", arguments: { text } })), text);
+        }
+    });
+    await check("countdown: 5 progress notifications (1..5 of 5, the SDK's token) before the result `done`", async () => {
+        const seen = [];
+        const onWire = [];
+        const deliver = transport.onmessage;
+        transport.onmessage = (message, extra) => {
+            onWire.push(message);
+            deliver(message, extra);
+        };
+        let r;
+        try {
+            r = await client.callTool({ name: "countdown", arguments: { n: 5 } }, undefined, {
+                onprogress: (p) => seen.push([p.progress, p.total]),
+            });
+        } finally {
+            transport.onmessage = deliver;
+        }
+        equal(textOf(r), "done");
+        // What the server sent, in order: the progress for the SDK's token, then the reply.
+        const reply = onWire.findIndex((m) => "result" in m);
+        const progress = onWire.slice(0, reply).filter((m) => m.method === "notifications/progress");
+        const token = progress.length ? progress[0].params.progressToken : undefined;
+        equal(
+            progress.map((m) => [m.params.progressToken, m.params.progress, m.params.total]),
+            [1, 2, 3, 4, 5].map((i) => [token, i, 5]),
+        );
+        equal(onWire[reply].id, token); // the SDK's token is the request's id
+        // What the SDK handed to onprogress: all five, or none when they reached it in the
+        // same read as the reply (its progress handlers run a microtask after the reply's
+        // handler: typescript-sdk issue #2580; docs/examples/mcp-server.md).
+        if (seen.length !== 0) equal(seen, [[1, 5], [2, 5], [3, 5], [4, 5], [5, 5]]);
+        countdownProgress = seen.length;
+    });
+    await check("countdown: n = 101 is isError naming n", async () => {
+        const r = await client.callTool({ name: "countdown", arguments: { n: 101 } });
+        equal(r.isError, true);
+        if (!textOf(r).includes("`n`")) throw new Error(`the text names no argument: ${textOf(r)}`);
+    });
+    await check("an unknown tool is the JSON-RPC error -32602 naming it", async () => {
+        const e = await mcpError(client.callTool({ name: "nope", arguments: {} }));
+        equal(e.code, -32602);
+        if (!e.message.includes("nope")) throw new Error(`the message names no tool: ${e.message}`);
+    });
+    await check("an unknown request (resources/list) is -32601", async () => {
+        // The server declares no resources capability; the SDK sends the request all the
+        // same (it checks capabilities only with enforceStrictCapabilities).
+        const e = await mcpError(client.request({ method: "resources/list", params: {} }, ListResourcesResultSchema));
+        equal(e.code, -32601);
+    });
+    await check("notifications (cancelled, an unknown one): no reply, the session goes on", async () => {
+        await client.notification({ method: "notifications/cancelled", params: { requestId: 999, reason: "test" } });
+        await client.notification({ method: "notifications/message/unknown" });
+        equal(await client.ping(), {});
+    });
+    await check("calls in flight together: each answer to its own call", async () => {
+        const calls = [];
+        for (let i = 0; i < 50; i++) {
+            calls.push(client.callTool({ name: "add", arguments: { a: i, b: 1000 } }));
+        }
+        (await Promise.all(calls)).forEach((r, i) => equal(textOf(r), String(i + 1000)));
+    });
+    await check("the SDK reported no error (no unparsable, unmatched or invalid message)", async () => {
+        // But for the race of issue #2580: progress it dropped, each reported once.
+        const late = complaints.filter((c) => c.includes("progress notification for an unknown token"));
+        if (countdownProgress === 0) {
+            equal(late.length, 5);
+        }
+        equal(complaints.filter((c) => !late.includes(c)), []);
+        console.log(`  (countdown: the SDK delivered ${countdownProgress} of 5 progress notifications)`);
+    });
+    await client.close();
+    console.log(`${passed} passed, ${failed} failed`);
+    return failed ? 1 : 0;
+}
+
+const [server, crateVersion] = process.argv.slice(2);
+if (!server || !crateVersion) {
+    console.error("usage: node client.mjs <mcp-server executable> <crate version>");
+    process.exit(2);
+}
+main(server, crateVersion).then(
+    (code) => process.exit(code),
+    (e) => {
+        console.log(`FAIL setup: ${e && e.stack ? e.stack : e}`);
+        console.log(`${passed} passed, ${failed + 1} failed`);
+        process.exit(1);
+    },
+);
