@@ -8,6 +8,19 @@
 //! ([`Service::with_outbox`](crate::service::Service::with_outbox)), and sends what a
 //! handler queued before that handler's reply, in order. What the application queues
 //! between requests goes out at the next turn of the loop.
+//!
+//! # Sending while a handler runs
+//!
+//! The serve loop sends a handler's messages when the handler returns, just before its
+//! reply. Progress reports of a long call should go out as the work goes on (some
+//! clients, such as the MCP TypeScript SDK, drop a progress notification that reaches
+//! them in one read with the reply). A handler that can reach the transport
+//! (`std::io::stdout()`, a clone of a socket, a UART behind a lock in its context) sends
+//! them itself: it writes [`Outgoing::queued`] there, then calls [`Outgoing::clear`].
+//! Each queued message ends with its `\n`, so the bytes are framed already for newline
+//! framing (with `Content-Length` framing, write the header before each message). What
+//! is still queued when the handler returns goes out before its reply, as always
+//! (`tests/service.rs`, `a_handler_can_send_what_it_queued_while_it_runs`).
 
 use crate::client::{self, RequestId};
 use crate::write::{ResultWriter, WriteError};

@@ -7,13 +7,15 @@
 #[path = "common/counting.rs"]
 mod counting;
 
+use std::cell::RefCell;
 use std::io::{Cursor, Read, Write};
+use std::rc::Rc;
 
 use jsonrpc_slice::client::{Pending, RequestId, Resolution};
 use jsonrpc_slice::envelope::Response;
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::outbox::Outbox;
+use jsonrpc_slice::outbox::{Outbox, Outgoing};
 use jsonrpc_slice::service::{AsyncServing, Service};
 use jsonrpc_slice::{method_table, std_io, Params, ResultWriter, RpcError, Server};
 
@@ -606,4 +608,91 @@ proptest::proptest! {
             (String::from_utf8_lossy(&awaited.0), awaited.1, awaited.2)
         );
     }
+}
+
+/// A handler's context whose outbox it can also send while it runs: `wire` stands for
+/// the transport, shared with the serve loop's writer (as `std::io::stdout()` is).
+struct LiveCtx {
+    outbox: Outbox<256>,
+    wire: Rc<RefCell<Vec<u8>>>,
+    /// What the wire held when each call's handler returned.
+    at_return: Vec<String>,
+}
+
+/// `[n]`: `n` progress notifications, each sent while the handler runs (what is queued,
+/// written, then cleared), one more queued at the end, then the result `"done"`.
+fn live_steps<'p>(
+    ctx: &mut LiveCtx,
+    p: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let n = p
+        .nth(0)
+        .and_then(|v| v.as_u64())
+        .ok_or(RpcError::invalid_params())?;
+    let step = |i| {
+        move |w: &mut ResultWriter<'_>| {
+            w.begin_array()?;
+            w.u64(i)?;
+            w.end()
+        }
+    };
+    for i in 1..=n {
+        ctx.outbox.notify("step", step(i))?;
+        // Newline framing: the queue is framed already, one message per line.
+        ctx.wire.borrow_mut().extend_from_slice(ctx.outbox.queued());
+        ctx.outbox.clear();
+    }
+    ctx.outbox.notify("step", step(n + 1))?;
+    let wire = String::from_utf8(ctx.wire.borrow().clone()).unwrap();
+    ctx.at_return.push(wire);
+    Ok(out.str("done")?)
+}
+
+/// The serve loop's writer, onto the shared wire.
+struct SharedWire(Rc<RefCell<Vec<u8>>>);
+
+impl Write for SharedWire {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+static LIVE: Server<LiveCtx> = Server::new(method_table! { "steps" => live_steps });
+
+#[test]
+fn a_handler_can_send_what_it_queued_while_it_runs() {
+    let wire = Rc::new(RefCell::new(Vec::new()));
+    let mut ctx = LiveCtx {
+        outbox: Outbox::new(),
+        wire: wire.clone(),
+        at_return: Vec::new(),
+    };
+    let (mut framer, mut chunk, mut out) = (LineAccumulator::<256>::new(), [0u8; 32], [0u8; 256]);
+    let mut service = Service::new(&LIVE, &mut framer, &mut chunk, &mut out)
+        .with_outbox(|c: &mut LiveCtx| &mut c.outbox);
+    let input = b"{\"jsonrpc\":\"2.0\",\"method\":\"steps\",\"params\":[2],\"id\":1}\n\
+                  {\"jsonrpc\":\"2.0\",\"method\":\"steps\",\"params\":[0],\"id\":2}\n";
+    std_io::serve_split(
+        &mut service,
+        &mut ctx,
+        &mut &input[..],
+        &mut SharedWire(wire.clone()),
+    )
+    .unwrap();
+    let step = |i| format!("{{\"jsonrpc\":\"2.0\",\"method\":\"step\",\"params\":[{i}]}}\n");
+    let reply = |id| format!("{{\"jsonrpc\":\"2.0\",\"result\":\"done\",\"id\":{id}}}\n");
+    let first = [step(1), step(2), step(3), reply(1)].concat();
+    // The first call's two steps were on the wire before it returned; the second sent
+    // nothing while it ran.
+    assert_eq!(ctx.at_return, [[step(1), step(2)].concat(), first.clone()]);
+    // What was queued and not sent goes out before the reply, as always.
+    assert_eq!(
+        String::from_utf8(wire.borrow().clone()).unwrap(),
+        [first, step(1), reply(2)].concat()
+    );
 }
