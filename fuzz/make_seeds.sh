@@ -1,42 +1,42 @@
 #!/usr/bin/env bash
-# Regenerates the committed seed corpora under fuzz/corpus/ from the shared test corpora
-# (default: ../shared/corpus relative to the repository root; or pass its path).
-# Run it only to refresh the seeds; fuzz/smoke.sh never needs it.
+# Regenerates the committed seed corpora of the targets below, under fuzz/corpus/, from
+# the vectors written here (the seeds of `typed`, `simd` and `content_length_headers`
+# are files of their own, left alone). Run it only to refresh the seeds; fuzz/smoke.sh
+# never needs it. Nothing here is copied from the shared corpus: smoke.sh adds that
+# (JSONTestSuite, the specification's requests, the benchmark messages) at run time,
+# when it finds it.
 #
-#   corpus/handle/        the JSON-RPC spec's requests (section 7, `-->`), the bench
-#                        messages under 1 KiB, and a few hand-written edge requests
-#   corpus/validate/      JSONTestSuite test_parsing files under 1 KiB: all y_ and i_,
-#                        every other n_ (the set stays under 300 files); smoke.sh also
-#                        gives these to `handle`
+#   corpus/handle/        requests: the shapes of the specification's examples, and
+#                        edge requests (escapes, duplicates, deep, overflow...)
+#   corpus/validate/      JSON documents, valid and not, one rule each; smoke.sh also
+#                        gives these to `handle` and `typed`
 #   corpus/round_trip/    flags, order, then method 0xFF params 0xFF id (see the target)
-#   corpus/line_framing/  k, k chunk sizes, then a stream of spec requests as lines
+#   corpus/line_framing/  k, k chunk sizes, then a stream of requests as lines
+#   corpus/stream_framing/, corpus/response/: a few streams and replies
 set -euo pipefail
 
 FUZZ_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CORPUS="${1:-$FUZZ_DIR/../../shared/corpus}"
 SEEDS="$FUZZ_DIR/corpus"
-[ -d "$CORPUS/jsonrpc-spec" ] || { echo "no corpus at $CORPUS" >&2; exit 1; }
 
-rm -rf "$SEEDS"
-mkdir -p "$SEEDS"/{handle,validate,round_trip,line_framing,stream_framing,response}
-
-# --- handle: the spec's requests, byte for byte (multi-line ones joined by \n) --------
-awk -v out="$SEEDS/handle" '
-  function flush() { if (cur != "") { n++; f = sprintf("%s/spec_%02d.json", out, n); printf "%s", cur > f; close(f) } cur = "" }
-  /^## The examples, byte for byte/ { on = 1; next }
-  on && /^## / { on = 0 }
-  !on { next }
-  /^```/ { flush(); active = 0; next }
-  /^--> / { flush(); cur = substr($0, 5); active = 1; next }
-  /^<--/ { flush(); active = 0; next }
-  active { cur = cur "\n" $0 }
-' "$CORPUS/jsonrpc-spec/README.md"
-
-for f in "$CORPUS"/bench/*.json; do
-  [ "$(wc -c < "$f")" -lt 1024 ] && cp "$f" "$SEEDS/handle/bench_$(basename "$f")"
+for d in handle validate round_trip line_framing stream_framing response; do
+  rm -rf "${SEEDS:?}/$d"
+  mkdir -p "$SEEDS/$d"
 done
 
-hand() { printf '%s' "$2" > "$SEEDS/handle/edge_$1.json"; }
+# --- handle: requests -------------------------------------------------------------------
+hand() { printf '%s' "$2" > "$SEEDS/handle/$1.json"; }
+hand positional '{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}'
+hand named '{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}'
+hand notification '{"jsonrpc":"2.0","method":"update","params":[1,2,3,4,5]}'
+hand unknown '{"jsonrpc":"2.0","method":"foobar","id":"1"}'
+hand invalid_json '{"jsonrpc":"2.0","method":"foobar, "params": "bar", "baz]'
+hand invalid_request '{"jsonrpc":"2.0","method":1,"params":"bar"}'
+hand batch '[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"},{"jsonrpc":"2.0","method":"notify_hello","params":[7]},{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":"2"},{"foo":"boo"},{"jsonrpc":"2.0","method":"get_data","id":"9"}]'
+hand batch_notifications '[{"jsonrpc":"2.0","method":"notify_sum","params":[1,2,4]},{"jsonrpc":"2.0","method":"notify_hello","params":[7]}]'
+hand batch_empty '[]'
+hand batch_invalid '[1,2,3]'
+hand eth_call '{"jsonrpc":"2.0","method":"eth_call","params":[{"to":"0x00000000000000000000000000000000000000aa","data":"0x70a08231"},"latest"],"id":7}'
+hand log '{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":3,"message":"indexing \u2026 done\n"}}'
 hand echo '{"jsonrpc":"2.0","method":"echo","params":[1,{"a":"\u00e9\ud83d\ude00"},[[]]],"id":"x"}'
 hand fail '{"jsonrpc":"2.0","method":"fail","params":{"why":[null,true,false]},"id":-0.5e+3}'
 hand big '{"jsonrpc":"2.0","method":"big","params":[300],"id":7}'
@@ -48,16 +48,45 @@ hand batch_mixed '[{"jsonrpc":"2.0","method":"big","params":[40],"id":1},{"jsonr
 hand deep '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[{"jsonrpc":"2.0"}]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]'
 hand lone_surrogate '{"jsonrpc":"2.0","method":"echo","params":["\udc00"],"id":1}'
 
-# --- validate: JSONTestSuite ------------------------------------------------------------
-i=0
-for f in "$CORPUS"/jsontestsuite/test_parsing/*.json; do
-  [ "$(wc -c < "$f")" -lt 1024 ] || continue
-  name="$(basename "$f")"
-  case "$name" in
-    n_*) i=$((i + 1)); [ $((i % 2)) -eq 1 ] || continue ;;
-  esac
-  cp "$f" "$SEEDS/validate/$name"
-done
+# --- validate: JSON documents, one rule each --------------------------------------------
+doc() { printf "$2" > "$SEEDS/validate/$1.json"; }
+doc y_literals '[true,false,null]'
+doc y_numbers '[0,-0,1.5,-1e10,2E-3,1e+300,123456789012345678901234567890]'
+doc y_strings '["",  "a\\"b", "\\/\\b\\f\\n\\r\\t", "\\u0041\\u00e9\\ud83d\\ude00"]'
+doc y_utf8 '["\xc3\xa9\xe6\xbc\xa2\xf0\x9f\x98\x80\xe2\x80\xa8"]'
+doc y_object '{"a":{"b":[{},[]]},"":0,"a":1}'
+doc y_whitespace ' \t\r\n[ 1 , { "k" : "v" } ]\n '
+doc y_scalar '"just a string"'
+doc y_nested '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]'
+doc y_long_plain '["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\\n"]'
+doc n_trailing_comma '[1,]'
+doc n_trailing_comma_object '{"a":1,}'
+doc n_missing_colon '{"a" 1}'
+doc n_single_quote "['a']"
+doc n_leading_zero '[01]'
+doc n_plus '[+1]'
+doc n_dot '[1.]'
+doc n_exponent '[1e]'
+doc n_minus '[-]'
+doc n_control '["a\x01b"]'
+doc n_bad_escape '["\\x41"]'
+doc n_short_u '["\\u12"]'
+doc n_lone_high '["\\ud800"]'
+doc n_lone_low '["\\udc00"]'
+doc n_reversed_pair '["\\ude00\\ud83d"]'
+doc n_overlong '["\xc0\xaf"]'
+doc n_surrogate_utf8 '["\xed\xa0\x80"]'
+doc n_above_max '["\xf4\x90\x80\x80"]'
+doc n_truncated_utf8 '["\xe6\xbc"]'
+doc n_unclosed_array '[1,2'
+doc n_unclosed_string '["abc'
+doc n_mismatch '[1}'
+doc n_two_values '1 2'
+doc n_bom '\xef\xbb\xbf{}'
+doc n_literal 'tru'
+doc n_nan '[NaN]'
+doc n_comment '[1 /* c */]'
+doc n_empty ''
 
 # --- round_trip: flags, order, method 0xFF params 0xFF id --------------------------------
 rt() { printf "$2" > "$SEEDS/round_trip/$1"; }
@@ -74,26 +103,24 @@ rt emoji_id '\x03\x15"a\\"b"\xff[[[[]]]]\xff"\\ud83d\\ude00"'
 rt negative_id '\x06\x01"x"\xff\xff-0'
 
 # --- line_framing: k, k chunk sizes, stream -----------------------------------------------
-spec_lines() {  # the single-line spec requests, one per line, ending with $1
-  for f in "$SEEDS"/handle/spec_*.json; do
-    if [ "$(wc -l < "$f")" -eq 0 ]; then cat "$f"; printf "$1"; fi
+lines() {  # a few requests, one per line, each ending with $1
+  for f in positional notification unknown batch eth_call log; do
+    cat "$SEEDS/handle/$f.json"; printf "$1"
   done
 }
-{ printf '\x00\x07'; spec_lines '\n'; } > "$SEEDS/line_framing/spec_lf_chunks7"
-{ printf '\x02\x01\x02\x03'; spec_lines '\r\n'; } > "$SEEDS/line_framing/spec_crlf_chunks123"
-{ printf '\x00\x00'; printf '\n\r\n \t \r\n'; spec_lines '\n\n'; } > "$SEEDS/line_framing/blank_lines_bytewise"
-{ printf '\x02\x01\xff\x0d'; cat "$CORPUS/bench/03_eth_call.json"; printf '\n[1]\r\n'; cat "$CORPUS/bench/04_mcp_tools_call.json"; printf '\r\n{}\n'; } \
+{ printf '\x00\x07'; lines '\n'; } > "$SEEDS/line_framing/lf_chunks7"
+{ printf '\x02\x01\x02\x03'; lines '\r\n'; } > "$SEEDS/line_framing/crlf_chunks123"
+{ printf '\x00\x00'; printf '\n\r\n \t \r\n'; lines '\n\n'; } > "$SEEDS/line_framing/blank_lines_bytewise"
+{ printf '\x02\x01\xff\x0d'; cat "$SEEDS/handle/batch.json"; printf '\n[1]\r\n'; cat "$SEEDS/handle/eth_call.json"; printf '\r\n{}\n'; } \
   > "$SEEDS/line_framing/oversized_lines"
 { printf '\x01\x08\x09'; printf '12345678\n123456789\n1234567\r\n12345678\r'; } > "$SEEDS/line_framing/near_8"
 { printf '\x00\xfe'; printf '%0256d\n%0255d\r\n%0257d\n' 1 2 3; printf 'tail'; } > "$SEEDS/line_framing/near_256"
 
-echo "seeds: $(find "$SEEDS" -type f | wc -l) files, $(du -sk "$SEEDS" | cut -f1) KiB on disk, $(find "$SEEDS" -type f -exec cat {} + | wc -c) bytes"
-for d in "$SEEDS"/*/; do echo "  $(basename "$d"): $(ls "$d" | wc -l)"; done
 
 # --- stream_framing and response: a few streams and replies, made by python3 ---------
-python3 - "$SEEDS" "$CORPUS" <<'PY'
-import shutil, sys
-seeds, corpus = sys.argv[1], sys.argv[2]
+python3 - "$SEEDS" <<'PY'
+import sys
+seeds = sys.argv[1]
 reqs = [b'{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}',
         b'{"jsonrpc":"2.0","method":"update","params":[1,2,3,4,5]}',
         b'[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"},{"jsonrpc":"2.0","method":"notify_hello","params":[7]}]',
@@ -109,6 +136,11 @@ replies = [b'{"jsonrpc": "2.0", "result": 19, "id": 1}',
            b'[{"jsonrpc": "2.0", "result": 7, "id": "1"},{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},{"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"}]',
            b'{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server error","data":[1,{"a":null}]},"id":-1.5e3}']
 for i, r in enumerate(replies):
-    open(f'{seeds}/response/spec_{i}', 'wb').write(r)
-shutil.copy(f'{corpus}/bench/07_response_1k.json', f'{seeds}/response/bench_07')
+    open(f'{seeds}/response/reply_{i}', 'wb').write(r)
+result = b'{"jsonrpc":"2.0","result":{"items":[' + b','.join(
+    b'{"id":%d,"name":"item \\u00e9 %d","ok":true,"v":[%d.5,null]}' % (i, i, i) for i in range(12)) + b']},"id":42}'
+open(f'{seeds}/response/result_1k', 'wb').write(result)
 PY
+
+echo "seeds: $(find "$SEEDS" -type f | wc -l) files, $(du -sk "$SEEDS" | cut -f1) KiB on disk, $(find "$SEEDS" -type f -exec cat {} + | wc -c) bytes"
+for d in "$SEEDS"/*/; do echo "  $(basename "$d"): $(ls "$d" | wc -l)"; done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz smoke test: builds every cargo-fuzz target and runs each for SECONDS (default 30)
-# on a scratch copy of its committed seeds (fuzz/corpus/, never modified), with
+# on a scratch copy of its committed seeds (fuzz/corpus/, never modified) and of the
+# shared corpus's documents and messages when it finds that (see corpus_seeds), with
 # -rss_limit_mb=2048. Exits non-zero if any target crashes, fails an assertion, leaks
 # memory past the limit or hangs (-timeout=10), printing the crashing input's path.
 #
@@ -52,6 +53,45 @@ trap 'rm -rf "$SCRATCH"' EXIT
 LOGS="$FUZZ_DIR/target/smoke-logs"
 mkdir -p "$LOGS"
 
+# The shared corpus (JSONRPC_SLICE_CORPUS, else ../shared/corpus beside the repository,
+# as for the tests), when there is one: more seeds, never committed. Under
+# JSONRPC_SLICE_REQUIRE_CORPUS=1 (CI) a missing corpus is a failure.
+CORPUS="${JSONRPC_SLICE_CORPUS:-$ROOT/../shared/corpus}"
+if [ -d "$CORPUS/jsontestsuite/test_parsing" ] && [ -d "$CORPUS/bench" ]; then
+  CORPUS="$(cd "$CORPUS" && pwd)"
+  echo "== seeds: the committed ones, and from the shared corpus at $CORPUS"
+elif [ "${JSONRPC_SLICE_REQUIRE_CORPUS:-}" = 1 ]; then
+  echo "FAIL: fuzz smoke: no shared corpus at $CORPUS (JSONRPC_SLICE_REQUIRE_CORPUS=1)"
+  exit 1
+else
+  echo "== seeds: the committed ones only (no shared corpus at $CORPUS)"
+  CORPUS=""
+fi
+
+# corpus_seeds TARGET DIR: the shared corpus's seeds of TARGET, copied into DIR: the
+# files under 1 KiB of JSONTestSuite's test_parsing (documents: validate, handle,
+# typed), the benchmark messages under 1 KiB (handle; 07, a response: response).
+corpus_seeds() {
+  [ -n "$CORPUS" ] || return 0
+  local f
+  case "$1" in
+    validate | handle | typed)
+      for f in "$CORPUS"/jsontestsuite/test_parsing/*.json; do
+        [ "$(wc -c <"$f")" -lt 1024 ] && cp "$f" "$2/jsts_$(basename "$f")"
+      done
+      ;;
+  esac
+  case "$1" in
+    handle)
+      for f in "$CORPUS"/bench/*.json; do
+        [ "$(wc -c <"$f")" -lt 1024 ] && cp "$f" "$2/bench_$(basename "$f")"
+      done
+      ;;
+    response) cp "$CORPUS"/bench/07_*.json "$2"/ ;;
+  esac
+  return 0
+}
+
 # Seed directories per target: `handle` also gets validate's JSON documents.
 seeds_of() {
   case "$1" in
@@ -69,6 +109,7 @@ for t in $TARGETS; do
   for d in $(seeds_of "$t"); do
     [ -d "$d" ] && cp "$d"/* "$corpus"/ 2>/dev/null || true
   done
+  corpus_seeds "$t" "$corpus"
   # Saved failures are replayed too: tests/regressions/<target>-<name>.
   cp "$FUZZ_DIR"/../tests/regressions/"$t"-* "$corpus"/ 2>/dev/null || true
   dict=()
