@@ -12,30 +12,14 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { JsonRpcProvider, getAddress, version } from "ethers";
+import { check, equal, run } from "../check.mjs";
 
 const RICH = getAddress("0x00000000000000000000000000000000000000aa");
 const OTHER = getAddress("0x" + "11".repeat(20));
 const ONE_ETHER = 10n ** 18n;
 
-let passed = 0;
-let failed = 0;
 
-async function check(name, fn) {
-    try {
-        await fn();
-        passed += 1;
-        console.log(`PASS ${name}`);
-    } catch (e) {
-        failed += 1;
-        console.log(`FAIL ${name}: ${e && e.stack ? e.stack.split("\n")[0] : e}`);
-    }
-}
 
-function equal(got, want) {
-    const g = JSON.stringify(got, (_, v) => (typeof v === "bigint" ? `${v}n` : v));
-    const w = JSON.stringify(want, (_, v) => (typeof v === "bigint" ? `${v}n` : v));
-    if (g !== w) throw new Error(`got ${g}, want ${w}`);
-}
 
 // The JSON-RPC error a rejected call carries (ethers keeps it as `error`).
 async function rpcError(promise) {
@@ -78,8 +62,6 @@ async function main(serverPath) {
         provider.destroy();
         proc.kill();
     }
-    console.log(`${passed} passed, ${failed} failed`);
-    return failed ? 1 : 0;
 }
 
 async function checks(provider, sent) {
@@ -183,11 +165,4 @@ if (!server) {
     console.error("usage: node client.mjs <http-node executable>");
     process.exit(2);
 }
-main(server).then(
-    (code) => process.exit(code),
-    (e) => {
-        console.log(`FAIL setup: ${e && e.stack ? e.stack : e}`);
-        console.log(`${passed} passed, ${failed + 1} failed`);
-        process.exit(1);
-    },
-);
+run(() => main(server));

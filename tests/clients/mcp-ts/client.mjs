@@ -14,32 +14,16 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LATEST_PROTOCOL_VERSION, ListResourcesResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { readFileSync } from "node:fs";
+import { check, equal, run } from "../check.mjs";
 
 const SDK_VERSION = JSON.parse(
     readFileSync(new URL("./node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url)),
 ).version;
 
-let passed = 0;
-let failed = 0;
 // How many progress notifications of `countdown` the SDK delivered to onprogress.
 let countdownProgress = -1;
 
-async function check(name, fn) {
-    try {
-        await fn();
-        passed += 1;
-        console.log(`PASS ${name}`);
-    } catch (e) {
-        failed += 1;
-        console.log(`FAIL ${name}: ${e && e.message ? e.message : e}`);
-    }
-}
 
-function equal(got, want) {
-    const g = JSON.stringify(got);
-    const w = JSON.stringify(want);
-    if (g !== w) throw new Error(`got ${g}, want ${w}`);
-}
 
 function textOf(result) {
     return result.content.filter((c) => c.type === "text").map((c) => c.text).join("");
@@ -162,8 +146,6 @@ async function main(server, crateVersion) {
         console.log(`  (countdown: the SDK delivered ${countdownProgress} of 5 progress notifications)`);
     });
     await client.close();
-    console.log(`${passed} passed, ${failed} failed`);
-    return failed ? 1 : 0;
 }
 
 const [server, crateVersion] = process.argv.slice(2);
@@ -171,11 +153,4 @@ if (!server || !crateVersion) {
     console.error("usage: node client.mjs <mcp-server executable> <crate version>");
     process.exit(2);
 }
-main(server, crateVersion).then(
-    (code) => process.exit(code),
-    (e) => {
-        console.log(`FAIL setup: ${e && e.stack ? e.stack : e}`);
-        console.log(`${passed} passed, ${failed + 1} failed`);
-        process.exit(1);
-    },
-);
+run(() => main(server, crateVersion));
