@@ -99,6 +99,8 @@ impl<'a> RawJson<'a> {
     }
 
     /// The string, if this is one (escapes still as sent; see [`RawStr`]).
+    // Out of line in the compact build: one copy for its callers (flash).
+    #[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
     pub fn as_str(&self) -> Option<RawStr<'a>> {
         match self.bytes {
             [b'"', inner @ .., b'"'] => Some(RawStr::trusted(inner)),
