@@ -35,10 +35,12 @@ mod string;
 mod value;
 
 pub use error::{ScanError, ScanErrorKind};
+pub(crate) use number::digits;
 pub(crate) use skip::{skip_string_trusted, skip_value_trusted};
 pub(crate) use string::escape_at;
 #[cfg(feature = "serde")]
 pub(crate) use string::hex_digit;
+pub(crate) use string::string;
 pub(crate) use value::{value, Ignore, Visit};
 
 /// The default nesting limit: an input may open this many containers (objects and
