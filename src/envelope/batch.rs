@@ -4,8 +4,8 @@
 //! from their records, and any after them are read one at a time with the trusted skipper
 //! (`Slots::read`), never validated again. Batches of responses are counted in the
 //! validating pass and all read the second way. On the compact build the elements are
-//! counted, then read as any array's (the trusted skip is the validator itself, for
-//! flash).
+//! counted, then read as any array's (the trusted skip is the validator's own rules,
+//! `raw::skip_by_validating`, for flash).
 
 use super::members::Slots;
 use super::{Batch, Top};

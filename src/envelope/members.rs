@@ -26,14 +26,27 @@ pub(super) enum Member {
     Other = 6,
 }
 
-const MEMBERS: [(&str, Member); 6] = [
-    ("jsonrpc", Member::Jsonrpc),
-    ("method", Member::Method),
-    ("params", Member::Params),
-    ("id", Member::Id),
-    ("result", Member::Result),
-    ("error", Member::Error),
-];
+/// The names of the members, in the order of [`Member`].
+const NAMES: [&str; 6] = ["jsonrpc", "method", "params", "id", "result", "error"];
+/// The first four of [`NAMES`]: the members of a Request object, all that a request's
+/// reader looks for (the others are of no use to it, as any unknown key).
+pub(super) const REQUEST_NAMES: [&str; 4] = ["jsonrpc", "method", "params", "id"];
+/// All of [`NAMES`], for a response's reader.
+pub(super) const RESPONSE_NAMES: &[&str] = &NAMES;
+
+/// The member at `k` in [`NAMES`] (`Other` past them).
+#[inline(always)]
+fn member_at(k: usize) -> Member {
+    match k {
+        0 => Member::Jsonrpc,
+        1 => Member::Method,
+        2 => Member::Params,
+        3 => Member::Id,
+        4 => Member::Result,
+        5 => Member::Error,
+        _ => Member::Other,
+    }
+}
 
 /// The members of a Request object, and of a Response object, as duplicate masks.
 pub(super) const REQUEST_MEMBERS: u8 = 1 << Member::Jsonrpc as u8
@@ -51,11 +64,11 @@ pub(super) const RESPONSE_MEMBERS: u8 = 1 << Member::Jsonrpc as u8
 #[cfg_attr(jsonrpc_slice_fast, cold)]
 #[cfg_attr(jsonrpc_slice_fast, inline(never))]
 #[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
-fn member_decoded(key: RawStr<'_>) -> Member {
-    MEMBERS
+fn member_decoded(key: RawStr<'_>, names: &[&str]) -> Member {
+    names
         .iter()
-        .find(|(name, _)| key.eq_str(name))
-        .map_or(Member::Other, |&(_, m)| m)
+        .position(|name| key.eq_str(name))
+        .map_or(Member::Other, member_at)
 }
 
 /// A little-endian word of up to eight bytes.
@@ -107,13 +120,14 @@ fn known_key(input: &[u8], i: usize) -> Option<(Member, usize)> {
     None
 }
 
-/// The member a key names (escapes decoded).
+/// The member a key names (escapes decoded), of those in `names` (the compact build's
+/// readers) or of all of them (the fast build's).
 #[inline(always)]
-fn member_of(key: RawStr<'_>) -> Member {
+fn member_of(key: RawStr<'_>, names: &[&str]) -> Member {
     if !FAST_PATHS {
         // The compact build: one comparison per name, escapes decoded when there are
         // any (flash).
-        return member_decoded(key);
+        return member_decoded(key, names);
     }
     match key.as_raw() {
         b"jsonrpc" => Member::Jsonrpc,
@@ -122,7 +136,7 @@ fn member_of(key: RawStr<'_>) -> Member {
         b"id" => Member::Id,
         b"result" => Member::Result,
         b"error" => Member::Error,
-        _ if key.has_escapes() => member_decoded(key),
+        _ if key.has_escapes() => member_decoded(key, &NAMES),
         _ => Member::Other,
     }
 }
@@ -193,7 +207,10 @@ impl<'a> Slots<'a> {
                     let key_end = skip_string_trusted(input, i);
                     let raw = input.get(i + 1..key_end.saturating_sub(1)).unwrap_or(&[]);
                     // Past the colon.
-                    (member_of(RawStr::trusted(raw)), skip_ws(input, key_end) + 1)
+                    (
+                        member_of(RawStr::trusted(raw), &NAMES),
+                        skip_ws(input, key_end) + 1,
+                    )
                 }
             };
             let value_start = skip_ws(input, after_colon);
@@ -216,10 +233,12 @@ impl<'a> Slots<'a> {
     }
 
     /// Records the envelope members of `object`, a validated object, read as
-    /// [`RawJson::members`] reads any object (the compact build's reader).
-    pub(super) fn read_members(&mut self, object: RawJson<'a>) {
+    /// [`RawJson::members`] reads any object (the compact build's reader), of those
+    /// named in `names` ([`REQUEST_NAMES`] or [`RESPONSE_NAMES`]; any other key is
+    /// `Other`).
+    pub(super) fn read_members(&mut self, object: RawJson<'a>, names: &[&str]) {
         for (key, value) in object.members() {
-            self.record(member_of(key), value);
+            self.record(member_of(key, names), value);
         }
     }
 
@@ -229,7 +248,7 @@ impl<'a> Slots<'a> {
     pub(super) fn of_by_name(object: RawJson<'a>) -> Self {
         let mut slots = Slots::default();
         for (key, value) in object.members() {
-            slots.record(member_decoded(key), value);
+            slots.record(member_decoded(key, &NAMES), value);
         }
         slots
     }
@@ -283,7 +302,7 @@ impl<'a> MemberStart<'a> {
             .input
             .get(key + 1..key_end.saturating_sub(1))
             .unwrap_or(&[]);
-        self.member = member_of(RawStr::trusted(raw));
+        self.member = member_of(RawStr::trusted(raw), &NAMES);
         self.value = value;
     }
 }

@@ -1,7 +1,7 @@
 //! The rules of a Request object (and the decided cases of `docs/DESIGN.md`), applied
 //! to the envelope members found.
 
-use super::members::{Member, Slots, REQUEST_MEMBERS};
+use super::members::{Member, Slots, REQUEST_MEMBERS, REQUEST_NAMES};
 use super::{Call, Request};
 use crate::error::InvalidRequest;
 use crate::id::Id;
@@ -20,7 +20,7 @@ pub(super) fn request_of<'a>(value: RawJson<'a>, limits: &Limits) -> Call<'a> {
         };
     }
     let mut slots = Slots::default();
-    slots.read_members(value);
+    slots.read_members(value, &REQUEST_NAMES);
     slots.request(limits)
 }
 

@@ -2,7 +2,7 @@
 //! [`parse_response`], which [`client`](crate::client) re-exports.
 
 use super::batch::BatchElements;
-use super::members::{Member, Slots, RESPONSE_MEMBERS};
+use super::members::{Member, Slots, RESPONSE_MEMBERS, RESPONSE_NAMES};
 use super::{top, Top};
 use crate::error::InvalidRequest;
 use crate::id::Id;
@@ -175,7 +175,7 @@ fn response_of(value: RawJson<'_>) -> Result<Response<'_>, InvalidResponse> {
         return Err(InvalidResponse::NotAnObject);
     }
     let mut slots = Slots::default();
-    slots.read_members(value);
+    slots.read_members(value, RESPONSE_NAMES);
     slots.response()
 }
 

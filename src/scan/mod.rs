@@ -35,10 +35,12 @@ mod string;
 mod value;
 
 pub use error::{ScanError, ScanErrorKind};
+pub(crate) use number::digits;
 pub(crate) use skip::{skip_string_trusted, skip_value_trusted};
 pub(crate) use string::escape_at;
 #[cfg(feature = "serde")]
 pub(crate) use string::hex_digit;
+pub(crate) use string::string;
 pub(crate) use value::{value, Ignore, Visit};
 
 /// The default nesting limit: an input may open this many containers (objects and
@@ -160,12 +162,18 @@ pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
     skip_ws_run(b, i)
 }
 
+// A byte above the space ends it in one compare (the compact build calls it for every
+// gap, most of them empty), then the four bytes without a lookup mask (no registers
+// to save for it on a Cortex-M).
 #[inline(never)]
 fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
-    while matches!(byte_at(b, i), b' ' | b'\n' | b'\r' | b'\t') {
+    loop {
+        let c = byte_at(b, i);
+        if c > b' ' || !((c == b' ') | (c.wrapping_sub(b'\t') < 2) | (c == b'\r')) {
+            return i;
+        }
         i += 1;
     }
-    i
 }
 
 /// An error of `kind` at `i`. The walk turns it into `UnexpectedEnd` when `i` is the

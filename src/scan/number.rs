@@ -141,7 +141,7 @@ fn digit_run(b: &[u8], mut i: usize, mut w: u64, mut known: usize) -> (usize, u6
 // Out of line on the compact build: one copy for the three runs (flash).
 #[cfg_attr(jsonrpc_slice_fast, inline)]
 #[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
-fn digits(b: &[u8], mut i: usize) -> usize {
+pub(crate) fn digits(b: &[u8], mut i: usize) -> usize {
     while byte_at(b, i).wrapping_sub(b'0') < 10 {
         i += 1;
     }
