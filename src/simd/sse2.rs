@@ -92,8 +92,15 @@ fn end(
     let len = b.len();
     // The first 16 bytes alone (most runs are short), then 64 bytes at a time while
     // none stops (one mask move and one branch per block); the block with a stop is
-    // searched again 16 bytes at a time below.
-    if let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<16>()) {
+    // searched again 16 bytes at a time below. Whether the 16 are there is asked as
+    // `i < len - 15` with `len >= 16`: one compare where the caller knows `len >= 16`
+    // (the scanner's word walk), and the compiler then knows the chunk is in bounds.
+    let first = if i < len.wrapping_sub(15) && len >= 16 {
+        b.get(i..).and_then(|r| r.first_chunk::<16>())
+    } else {
+        None
+    };
+    if let Some(chunk) = first {
         let m = bits(stops(load(chunk)));
         if m != 0 {
             return i + m.trailing_zeros() as usize;
