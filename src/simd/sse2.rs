@@ -106,7 +106,12 @@ fn end(
             return i + m.trailing_zeros() as usize;
         }
         i += 16;
-        while let Some(block) = b.get(i..).and_then(|r| r.first_chunk::<64>()) {
+        // The same for each block: `i < len - 63` with `len >= 64` (the second and the
+        // subtraction the same each time round), one compare a block.
+        while i < len.wrapping_sub(63) && len >= 64 {
+            let Some(block) = b.get(i..).and_then(|r| r.first_chunk::<64>()) else {
+                break;
+            };
             let [v0, v1, v2, v3] = load4(block);
             if bits(any4([stops(v0), stops(v1), stops(v2), stops(v3)])) != 0 {
                 break;
