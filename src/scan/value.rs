@@ -80,9 +80,11 @@ pub(crate) fn value<V: Visit>(
 ) -> Result<usize, ScanError> {
     // Every rule reads `0` past the end, which no rule accepts: an error there is the
     // end of the input.
-    // The word walk reads eight bytes at a time: an input shorter goes the general way
-    // (and the compiler knows, in the word walk, that eight bytes are there).
-    let walked = if super::FAST_PATHS && b.len() >= 8 {
+    // The word walk reads eight bytes at a time, and the first sixteen of a string at
+    // once: an input shorter than sixteen goes the general way (and the compiler knows,
+    // in the word walk, that sixteen bytes are there, so that `word_at` and the first
+    // chunk of `simd::plain_ascii_end` are one compare each).
+    let walked = if super::FAST_PATHS && b.len() >= 16 {
         walk_words(b, i, max_depth, visit)
     } else {
         walk(b, i, max_depth, visit)

@@ -92,14 +92,26 @@ fn end(
     let len = b.len();
     // The first 16 bytes alone (most runs are short), then 64 bytes at a time while
     // none stops (one mask move and one branch per block); the block with a stop is
-    // searched again 16 bytes at a time below.
-    if let Some(chunk) = b.get(i..).and_then(|r| r.first_chunk::<16>()) {
+    // searched again 16 bytes at a time below. Whether the 16 are there is asked as
+    // `i < len - 15` with `len >= 16`: one compare where the caller knows `len >= 16`
+    // (the scanner's word walk), and the compiler then knows the chunk is in bounds.
+    let first = if i < len.wrapping_sub(15) && len >= 16 {
+        b.get(i..).and_then(|r| r.first_chunk::<16>())
+    } else {
+        None
+    };
+    if let Some(chunk) = first {
         let m = bits(stops(load(chunk)));
         if m != 0 {
             return i + m.trailing_zeros() as usize;
         }
         i += 16;
-        while let Some(block) = b.get(i..).and_then(|r| r.first_chunk::<64>()) {
+        // The same for each block: `i < len - 63` with `len >= 64` (the second and the
+        // subtraction the same each time round), one compare a block.
+        while i < len.wrapping_sub(63) && len >= 64 {
+            let Some(block) = b.get(i..).and_then(|r| r.first_chunk::<64>()) else {
+                break;
+            };
             let [v0, v1, v2, v3] = load4(block);
             if bits(any4([stops(v0), stops(v1), stops(v2), stops(v3)])) != 0 {
                 break;
