@@ -16,7 +16,7 @@
 //! clients, such as the MCP TypeScript SDK, drop a progress notification that reaches
 //! them in one read with the reply). A handler that can reach the transport
 //! (`std::io::stdout()`, a clone of a socket, a UART behind a lock in its context) sends
-//! them itself: it writes [`Outgoing::queued`] there, then calls [`Outgoing::clear`].
+//! them itself: it writes [`Outbox::queued`] there, then calls [`Outbox::clear`].
 //! Each queued message ends with its `\n`, so the bytes are framed already for newline
 //! framing (with `Content-Length` framing, write the header before each message). What
 //! is still queued when the handler returns goes out before its reply, as always
@@ -45,7 +45,7 @@ pub trait Outgoing {
 /// [`Service::with_responses`](crate::service::Service::with_responses).
 ///
 /// ```
-/// use jsonrpc_slice::outbox::{Outbox, Outgoing};
+/// use jsonrpc_slice::outbox::Outbox;
 ///
 /// let mut outbox = Outbox::<256>::new();
 /// outbox.notify("window/logMessage", |p| {
@@ -116,6 +116,17 @@ impl<const N: usize> Outbox<N> {
         self.len == 0
     }
 
+    /// The queued messages, each followed by `\n` (as [`Outgoing::queued`], without
+    /// the trait in scope).
+    pub fn queued(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
+    }
+
+    /// Forgets the queued messages (as [`Outgoing::clear`], without the trait in scope).
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// Writes one message after the queued ones, with its `\n`: all of it, or nothing.
     fn queue(
         &mut self,
@@ -135,11 +146,11 @@ impl<const N: usize> Outbox<N> {
 
 impl<const N: usize> Outgoing for Outbox<N> {
     fn queued(&self) -> &[u8] {
-        self.buf.get(..self.len).unwrap_or(&[])
+        Outbox::queued(self)
     }
 
     fn clear(&mut self) {
-        self.len = 0;
+        Outbox::clear(self);
     }
 }
 

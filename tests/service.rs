@@ -15,7 +15,7 @@ use jsonrpc_slice::client::{Pending, RequestId, Resolution};
 use jsonrpc_slice::envelope::Response;
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::outbox::{Outbox, Outgoing};
+use jsonrpc_slice::outbox::Outbox;
 use jsonrpc_slice::service::{AsyncServing, Service};
 use jsonrpc_slice::{method_table, std_io, Params, ResultWriter, RpcError, Server};
 
