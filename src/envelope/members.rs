@@ -30,7 +30,7 @@ pub(super) enum Member {
 const NAMES: [&str; 6] = ["jsonrpc", "method", "params", "id", "result", "error"];
 /// The first four of [`NAMES`]: the members of a Request object, all that a request's
 /// reader looks for (the others are of no use to it, as any unknown key).
-pub(super) const REQUEST_NAMES: [&str; 4] = ["jsonrpc", "method", "params", "id"];
+pub(super) const REQUEST_NAMES: [&str; 4] = [NAMES[0], NAMES[1], NAMES[2], NAMES[3]];
 /// All of [`NAMES`], for a response's reader.
 pub(super) const RESPONSE_NAMES: &[&str] = &NAMES;
 
