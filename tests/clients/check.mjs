@@ -22,6 +22,19 @@ export function equal(got, want) {
     if (json(got) !== json(want)) throw new Error(`got ${json(got)}, want ${json(want)}`);
 }
 
+/** The reason `promise` rejects with, when `wanted(reason)`; throws otherwise (and
+ *  when it resolves, saying it wanted `what`). */
+export async function rejection(promise, wanted, what) {
+    let value;
+    try {
+        value = await promise;
+    } catch (e) {
+        if (wanted(e)) return e;
+        throw e;
+    }
+    throw new Error(`resolved to ${JSON.stringify(value)}, want ${what}`);
+}
+
 /** Runs `main` (which runs the checks), prints the closing line and exits: 1 when a
  *  check failed or `main` threw (a failed setup counts as one more failure). */
 export function run(main) {

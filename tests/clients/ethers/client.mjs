@@ -12,7 +12,7 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { JsonRpcProvider, getAddress, version } from "ethers";
-import { check, equal, run } from "../check.mjs";
+import { check, equal, rejection, run } from "../check.mjs";
 
 const RICH = getAddress("0x00000000000000000000000000000000000000aa");
 const OTHER = getAddress("0x" + "11".repeat(20));
@@ -23,13 +23,8 @@ const ONE_ETHER = 10n ** 18n;
 
 // The JSON-RPC error a rejected call carries (ethers keeps it as `error`).
 async function rpcError(promise) {
-    try {
-        const value = await promise;
-        throw new Error(`resolved to ${JSON.stringify(value)}, want a JSON-RPC error`);
-    } catch (e) {
-        if (e && e.error && typeof e.error.code === "number") return e.error;
-        throw e;
-    }
+    const e = await rejection(promise, (e) => typeof e?.error?.code === "number", "a JSON-RPC error");
+    return e.error;
 }
 
 async function startServer(path) {
@@ -50,7 +45,7 @@ async function startServer(path) {
 async function main(serverPath) {
     const { proc, url } = await startServer(serverPath);
     console.log(`ethers ${version} against ${url}`);
-    // No polling: every request is one the checks make.
+    // No polling: the requests are the checks' own, and the eth_chainId ethers adds.
     const provider = new JsonRpcProvider(url, undefined, { polling: false });
     const sent = [];
     provider.on("debug", (event) => {

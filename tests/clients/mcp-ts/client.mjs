@@ -14,7 +14,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LATEST_PROTOCOL_VERSION, ListResourcesResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { readFileSync } from "node:fs";
-import { check, equal, run } from "../check.mjs";
+import { check, equal, rejection, run } from "../check.mjs";
 
 const SDK_VERSION = JSON.parse(
     readFileSync(new URL("./node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url)),
@@ -30,14 +30,8 @@ function textOf(result) {
 }
 
 // The McpError a rejected request carries.
-async function mcpError(promise) {
-    try {
-        const value = await promise;
-        throw new Error(`resolved to ${JSON.stringify(value)}, want an MCP error`);
-    } catch (e) {
-        if (e instanceof McpError) return e;
-        throw e;
-    }
+function mcpError(promise) {
+    return rejection(promise, (e) => e instanceof McpError, "an MCP error");
 }
 
 async function main(server, crateVersion) {
