@@ -37,16 +37,20 @@ impl Ctx {
     }
 }
 
+/// The `n` of `[n]`, the params of the countdowns and of `steps`.
+fn count_of(p: Params<'_>) -> Result<u64, RpcError<'static>> {
+    p.nth(0)
+        .and_then(|v| v.as_u64())
+        .ok_or(RpcError::invalid_params())
+}
+
 /// `[n]`: `n` progress notifications, then the result `"done"`.
 fn countdown<'p>(
     ctx: &mut Ctx,
     p: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
-    let n = p
-        .nth(0)
-        .and_then(|v| v.as_u64())
-        .ok_or(RpcError::invalid_params())?;
+    let n = count_of(p)?;
     for i in 1..=n {
         ctx.outbox.notify("$/progress", |w| {
             w.begin_object()?;
@@ -421,10 +425,7 @@ async fn countdown_async<'p>(
     p: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
-    let n = p
-        .nth(0)
-        .and_then(|v| v.as_u64())
-        .ok_or(RpcError::invalid_params())?;
+    let n = count_of(p)?;
     for i in 1..=n {
         YieldOnce(false).await;
         ctx.outbox.notify("$/progress", |w| {
@@ -626,10 +627,7 @@ fn live_steps<'p>(
     p: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
-    let n = p
-        .nth(0)
-        .and_then(|v| v.as_u64())
-        .ok_or(RpcError::invalid_params())?;
+    let n = count_of(p)?;
     let step = |i| {
         move |w: &mut ResultWriter<'_>| {
             w.begin_array()?;
