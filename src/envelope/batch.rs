@@ -1,6 +1,6 @@
-//! The elements of a batch. On the fast build, the scanner that validates a batch of
-//! requests records the request members of its first [`RECORDED`] elements as it goes
-//! ([`ElementRecorder`]); once the whole batch is valid, these elements are handed out
+//! The elements of a batch. On the fast build, the pass that validates a batch of
+//! requests (`object.rs`'s quick reader, or the scanner when it gives up) records the
+//! request members of its first [`RECORDED`] elements as it goes ([`ElementRecorder`]); once the whole batch is valid, these elements are handed out
 //! from their records, and any after them are read one at a time with the trusted skipper
 //! (`Slots::read`), never validated again. Batches of responses are counted in the
 //! validating pass and all read the second way. On the compact build the elements are
@@ -16,6 +16,7 @@ use crate::scan::{byte_at, skip_ws, Visit};
 #[cfg(jsonrpc_slice_fast)]
 use {
     super::members::{Member, MemberStart},
+    super::object,
     super::{Call, Envelope},
     crate::id::Id,
     crate::scan::{self, word_at, ScanError},
@@ -39,6 +40,7 @@ pub(super) const RECORDED_BYTES: usize = u16::MAX as usize;
 /// skipper ([`READ_AGAIN`]).
 #[cfg(jsonrpc_slice_fast)]
 #[derive(Copy, Clone)]
+#[cfg_attr(test, derive(PartialEq, Debug))]
 pub(super) struct Recorded {
     /// The values of `method`, `params` and `id` (indexed by `Member as usize - 1`):
     /// start and end; `[0, 0]` when absent (no value starts at 0, the `[`).
@@ -60,7 +62,7 @@ const READ_AGAIN: u8 = 1 << 5;
 #[cfg(jsonrpc_slice_fast)]
 impl Recorded {
     /// No member yet.
-    const EMPTY: Self = Self {
+    pub(super) const EMPTY: Self = Self {
         spans: [[0; 2]; 3],
         end: 0,
         flags: 0,
@@ -246,10 +248,22 @@ pub(super) fn parse_recorded<'a>(
     input: &'a [u8],
     limits: &'a Limits,
 ) -> Result<Envelope<'a>, ScanError> {
+    let (at, max_depth) = (skip_ws(input, 0), limits.depth_in_force());
     let mut recorded = [Recorded::EMPTY; RECORDED];
-    let mut recorder = ElementRecorder::new(input, skip_ws(input, 0), &mut recorded);
-    let (start, end) = scan::text(input, limits.depth_in_force(), &mut recorder)?;
-    let len = recorder.len;
+    // Most batches: their elements read the quick way (`object.rs`).
+    let quick = {
+        let mut recorder = ElementRecorder::new(input, at, &mut recorded);
+        object::batch(input, at, max_depth, &mut recorder).map(|end| (recorder.len, end))
+    };
+    let (len, start, end) = match quick {
+        Some((len, end)) => (len, at, end),
+        None => {
+            recorded = [Recorded::EMPTY; RECORDED];
+            let mut recorder = ElementRecorder::new(input, at, &mut recorded);
+            let (start, end) = scan::text(input, max_depth, &mut recorder)?;
+            (recorder.len, start, end)
+        }
+    };
     let batch = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
     // The offsets of a longer batch would not fit the records: none is used.
     let recorded_len = if input.len() <= RECORDED_BYTES {
@@ -348,7 +362,7 @@ impl Visit for ElementRecorder<'_, '_> {
         self.current.key(key, key_end, value);
     }
 
-    #[inline(never)]
+    #[inline(always)]
     fn end(&mut self, end: usize) {
         let (m, value) = (self.current.member, self.current.value);
         let Some(element) = self.recorded.get_mut(self.len) else {
@@ -377,7 +391,7 @@ impl Visit for ElementRecorder<'_, '_> {
         }
     }
 
-    #[inline(never)]
+    #[inline(always)]
     fn outer_end(&mut self, end: usize) {
         if let Some(element) = self.recorded.get_mut(self.len) {
             element.end = end.saturating_sub(self.base) as u16;

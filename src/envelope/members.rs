@@ -7,6 +7,7 @@ use crate::scan::{byte_at, skip_string_trusted, skip_ws, Visit, FAST_PATHS};
 
 /// The envelope members of one object, as found.
 #[derive(Default)]
+#[cfg_attr(test, derive(PartialEq, Debug))]
 pub(super) struct Slots<'a> {
     /// The value of each [`Member`] but `Other`, indexed by `Member as usize`.
     values: [Option<RawJson<'a>>; 6],
@@ -324,8 +325,9 @@ impl<'a, 's> Recorder<'a, 's> {
     }
 }
 
-// Out of line: called for the few members of the outermost object only, and kept out
-// of the walk's loop.
+// A key read the general way (rare) out of line; a member's end inlined into the quick
+// reader of `object.rs`, the way most messages are read (01: 851 instructions with `end`
+// out of line, 814 inlined).
 impl Visit for Recorder<'_, '_> {
     #[inline(always)]
     fn known_key(&mut self, i: usize) -> usize {
@@ -337,7 +339,7 @@ impl Visit for Recorder<'_, '_> {
         self.current.key(key, key_end, value);
     }
 
-    #[inline(never)]
+    #[inline(always)]
     fn end(&mut self, end: usize) {
         if let Some(v) = self.current.input.get(self.current.value..end) {
             self.slots.record(self.current.member, RawJson::trusted(v));

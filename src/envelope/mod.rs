@@ -3,7 +3,10 @@
 //! The second room of the flow. [`parse`] validates all of the message as JSON (through
 //! [`scan`]) and picks out `jsonrpc`, `method`, `params` and `id`, in any
 //! order, in the same pass: the scanner reports each member of the outermost object as
-//! it ends (`members.rs` names them). A batch is validated whole first (nothing of an
+//! it ends (`members.rs` names them). On the fast build a message in the shape senders
+//! write (only envelope keys) is read by `object.rs` instead, member by member through
+//! the scanner's own rules, reporting to the same visitors; any other goes to the
+//! general walk. A batch is validated whole first (nothing of an
 //! invalid batch may run); on the fast build the same pass records the request
 //! members of its first elements, and the elements are then handed out one by one,
 //! from those records or read with the trusted skipper (`batch.rs`), never validated
@@ -22,6 +25,7 @@
 
 mod batch;
 mod members;
+mod object;
 mod request;
 mod response;
 #[cfg(test)]
@@ -172,6 +176,16 @@ fn top<'a>(
     }
     Ok(match byte_at(input, at) {
         b'{' => {
+            // Most messages: their members read the quick way (`object.rs`).
+            if object::object(
+                input,
+                at,
+                max_depth,
+                &mut members::Recorder::new(input, slots),
+            ) {
+                return Ok(Top::Object);
+            }
+            *slots = Slots::default();
             scan::text(input, max_depth, &mut members::Recorder::new(input, slots))?;
             Top::Object
         }

@@ -445,3 +445,134 @@ fn a_batch_too_long_to_record_agrees_with_the_reference_reader() {
         assert_eq!(response_list(input), response_list_reference(input));
     }
 }
+
+/// The quick reader (`object.rs`) reports to the visitors exactly what the general walk
+/// reports, wherever it does not give up: on messages as senders write them and on
+/// others, compact and spaced, cut at every length and with bytes changed, at depth
+/// limits from 0 up; and it does not give up on the common shapes.
+#[cfg(jsonrpc_slice_fast)]
+#[test]
+fn the_quick_reader_agrees_with_the_general_walk() {
+    use batch::{ElementRecorder, Recorded};
+    use members::Recorder;
+    use std::string::{String, ToString};
+    let objects: Vec<String> = ELEMENTS
+        .iter()
+        .map(|e| e.to_string())
+        .chain([
+            r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#.into(),
+            r#" {"jsonrpc": "2.0", "id": "a", "method": "m", "params": {"x": [1, {"y": null}]}} "#
+                .into(),
+            r#"{"jsonrpc":"2.0","id":7,"result":{"a":[true,false,"\u00e9\n"]}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m"}}"#.into(),
+            r#"{"jsonrpc":"2.0","method":"deep","params":[[[[[[1]]]]]],"id":-0.5e+2}"#.into(),
+        ])
+        .collect();
+    // Batches of any of them, and of the requests and responses as senders write them
+    // (the last five, and `7`).
+    let common = |k: usize| match k % 6 {
+        5 => "7",
+        k => objects[objects.len() - 5 + k].as_str(),
+    };
+    let batches: Vec<String> = (1..=12)
+        .flat_map(|n| {
+            let any: Vec<&str> = (0..n)
+                .map(|k| objects[(k * 5) % objects.len()].as_str())
+                .collect();
+            let common: Vec<&str> = (0..n).map(common).collect();
+            [
+                std::format!("[{}]", any.join(",")),
+                std::format!("[{}]", common.join(" , ")),
+            ]
+        })
+        .collect();
+    let mut inputs: Vec<Vec<u8>> = Vec::new();
+    let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
+    for seed in objects.iter().chain(&batches) {
+        let seed = seed.as_bytes();
+        inputs.push(seed.to_vec());
+        for cut in 0..seed.len() {
+            inputs.push(seed[..cut].to_vec());
+        }
+        for _ in 0..100 {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mut m = seed.to_vec();
+            m[(rng >> 33) as usize % seed.len()] =
+                b"\"\\]}[{,: 1a\x00\xffe.-"[(rng >> 12) as usize % 16];
+            inputs.push(m);
+        }
+    }
+    let (mut quick_objects, mut quick_batches) = (0, 0);
+    for input in &inputs {
+        let at = skip_ws(input, 0);
+        for depth in [0, 1, 2, 3, 4, 8, scan::DEFAULT_MAX_DEPTH] {
+            match byte_at(input, at) {
+                b'{' => {
+                    let (mut quick, mut general) = (Slots::default(), Slots::default());
+                    if object::object(input, at, depth, &mut Recorder::new(input, &mut quick)) {
+                        let walked =
+                            scan::text(input, depth, &mut Recorder::new(input, &mut general));
+                        assert!(walked.is_ok(), "{input:?} at depth {depth}");
+                        assert_eq!(quick, general, "{input:?} at depth {depth}");
+                        quick_objects += 1;
+                    }
+                }
+                b'[' => {
+                    let (mut quick, mut general) = (
+                        [Recorded::EMPTY; batch::RECORDED],
+                        [Recorded::EMPTY; batch::RECORDED],
+                    );
+                    let mut quick_recorder = ElementRecorder::new(input, at, &mut quick);
+                    if let Some(end) = object::batch(input, at, depth, &mut quick_recorder) {
+                        let len = quick_recorder.len;
+                        let mut general_recorder = ElementRecorder::new(input, at, &mut general);
+                        let walked = scan::text(input, depth, &mut general_recorder);
+                        assert_eq!(walked, Ok((at, end)), "{input:?} at depth {depth}");
+                        assert_eq!(len, general_recorder.len, "{input:?}");
+                        assert_eq!(quick, general, "{input:?} at depth {depth}");
+                        quick_batches += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    // Every seed but those with a key it does not know (or an empty object or batch)
+    // goes the quick way, at the default depth at least.
+    for seed in [
+        &objects[0],
+        &objects[18],
+        &objects[19],
+        &objects[20],
+        &batches[0],
+        &batches[23],
+    ] {
+        let input = seed.as_bytes();
+        let at = skip_ws(input, 0);
+        let depth = scan::DEFAULT_MAX_DEPTH;
+        let quick = if input[at] == b'{' {
+            object::object(
+                input,
+                at,
+                depth,
+                &mut Recorder::new(input, &mut Slots::default()),
+            )
+        } else {
+            let mut records = [Recorded::EMPTY; batch::RECORDED];
+            object::batch(
+                input,
+                at,
+                depth,
+                &mut ElementRecorder::new(input, at, &mut records),
+            )
+            .is_some()
+        };
+        assert!(quick, "{seed}");
+    }
+    assert!(
+        quick_objects > 500 && quick_batches > 500,
+        "{quick_objects} {quick_batches}"
+    );
+}

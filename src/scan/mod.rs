@@ -35,7 +35,7 @@ mod string;
 mod value;
 
 pub use error::{ScanError, ScanErrorKind};
-pub(crate) use number::digits;
+pub(crate) use number::{digits, number};
 pub(crate) use skip::{skip_string_trusted, skip_value_trusted};
 pub(crate) use string::escape_at;
 #[cfg(feature = "serde")]
