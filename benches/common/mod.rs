@@ -556,7 +556,7 @@ fn simd_call(nodes: &[Node<'_>]) -> u64 {
 // the way each crate reads them: serde_json and sonic-rs take a raw view in the request
 // struct, then deserialize it as `(i64, i64)` once the method is known (what a
 // dispatching server must do); jsonrpsee-types through its `Params::parse`; simd-json
-// from its tape; jsonrpc-slice with `Params::nth` and `RawJson::as_i64`. The id is
+// from its tape; jsonrpc-slice with `Params::positional` (one pass over the two) and `RawJson::as_i64`. The id is
 // echoed as received (a raw view, or the tape's node).
 
 /// The reply every implementation writes for message 01.
@@ -738,8 +738,9 @@ fn subtract_params<'p>(
     params: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
-    let a = params.nth(0).and_then(|v| v.as_i64());
-    let b = params.nth(1).and_then(|v| v.as_i64());
+    let mut positional = params.positional();
+    let a = positional.next().and_then(|v| v.as_i64());
+    let b = positional.next().and_then(|v| v.as_i64());
     let (Some(a), Some(b)) = (a, b) else {
         return Err(RpcError::invalid_params());
     };
