@@ -8,12 +8,11 @@
 //! or batch, anything that is not valid JSON) makes it give up, and the message goes to
 //! the general walk from its start, which names every error. So the rules stay the
 //! scanner's: this reader only strings them together for the shape that nearly every
-//! message has, without the walk's bookkeeping of open containers (01: 1,005
-//! instructions through the general walk, 867 this way). The unit tests pin it to the
-//! general walk.
+//! message has, without the walk's bookkeeping of open containers (message 01: 1,005
+//! instructions through the general walk, 814 this way; DESIGN.md's walkers table has
+//! the other rows). The unit tests pin it to the general walk.
 
 use crate::scan::{self, byte_at, skip_ws, Visit};
-use crate::simd;
 
 /// Reads the message `input` whose outermost value, an object, starts at `at`, with
 /// at most `max_depth` containers open at once, reporting its members to `visit` as
@@ -78,14 +77,7 @@ fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Opti
         }
         let start = skip_ws(input, after);
         let end = match byte_at(input, start) {
-            b'"' => {
-                let end = simd::plain_ascii_end(input, start + 1);
-                if byte_at(input, end) == b'"' {
-                    end + 1
-                } else {
-                    scan::string(input, start).ok()?
-                }
-            }
+            b'"' => scan::string(input, start).ok()?,
             b'-' | b'0'..=b'9' => scan::number(input, start).ok()?,
             _ => scan::value(input, start, inner, &mut scan::Ignore).ok()?,
         };
