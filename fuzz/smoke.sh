@@ -92,10 +92,12 @@ corpus_seeds() {
   return 0
 }
 
-# Seed directories per target: `handle` also gets validate's JSON documents.
+# Seed directories per target: `handle` also gets validate's JSON documents, and
+# `validate` (which checks the envelope's quick reader too) handle's messages.
 seeds_of() {
   case "$1" in
     handle) echo "$FUZZ_DIR/corpus/handle $FUZZ_DIR/corpus/validate" ;;
+    validate) echo "$FUZZ_DIR/corpus/validate $FUZZ_DIR/corpus/handle" ;;
     typed) echo "$FUZZ_DIR/corpus/typed $FUZZ_DIR/corpus/validate" ;;
     *) echo "$FUZZ_DIR/corpus/$1" ;;
   esac

@@ -7,7 +7,9 @@
 //! (`TooDeep` here; `RawValue` has no limit, and `Value`'s limit is one lower than
 //! ours) and unpaired `\u` surrogate escapes (`LoneSurrogate` here). First of all, the
 //! exact answer (the end, or the error's kind and offset) of the naive byte-at-a-time
-//! oracle of `tests/common/naive_scan.rs`.
+//! oracle of `tests/common/naive_scan.rs`. Also the envelope's quick reader against the
+//! general walk (`envelope::fuzzing::quick_reader_agrees`, the unit tests' check), at
+//! three nesting limits.
 #![no_main]
 
 use jsonrpc_slice::scan::{validate, value_end, ScanError, ScanErrorKind};
@@ -21,6 +23,9 @@ use serde_json::value::RawValue;
 mod naive;
 
 fuzz_target!(|data: &[u8]| {
+    for depth in [1, 2, 128] {
+        jsonrpc_slice::envelope::fuzzing::quick_reader_agrees(data, depth);
+    }
     let ours = validate(data, 128);
     assert_eq!(
         ours,

@@ -41,7 +41,7 @@ pub(super) const RECORDED_BYTES: usize = u16::MAX as usize;
 /// skipper ([`READ_AGAIN`]).
 #[cfg(jsonrpc_slice_fast)]
 #[derive(Copy, Clone)]
-#[cfg_attr(test, derive(PartialEq, Debug))]
+#[cfg_attr(any(test, fuzzing), derive(PartialEq, Debug))]
 pub(super) struct Recorded {
     /// The values of `method`, `params` and `id` (indexed by `Member as usize - 1`):
     /// start and end; `[0, 0]` when absent (no value starts at 0, the `[`).

@@ -7,7 +7,7 @@ use crate::scan::{byte_at, skip_string_trusted, skip_ws, Visit, FAST_PATHS};
 
 /// The envelope members of one object, as found.
 #[derive(Default)]
-#[cfg_attr(test, derive(PartialEq, Debug))]
+#[cfg_attr(any(test, fuzzing), derive(PartialEq, Debug))]
 pub(super) struct Slots<'a> {
     /// The value of each [`Member`] but `Other`, indexed by `Member as usize`.
     values: [Option<RawJson<'a>>; 6],

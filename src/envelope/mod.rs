@@ -24,6 +24,9 @@
 //!   either a [`Request`] or an invalid one with the id to answer it with.
 
 mod batch;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzzing;
 mod members;
 mod object;
 mod request;

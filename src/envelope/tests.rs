@@ -453,8 +453,6 @@ fn a_batch_too_long_to_record_agrees_with_the_reference_reader() {
 #[cfg(jsonrpc_slice_fast)]
 #[test]
 fn the_quick_reader_agrees_with_the_general_walk() {
-    use batch::{ElementRecorder, Recorded};
-    use members::Recorder;
     use std::string::{String, ToString};
     let objects: Vec<String> = ELEMENTS
         .iter()
@@ -506,36 +504,11 @@ fn the_quick_reader_agrees_with_the_general_walk() {
     }
     let (mut quick_objects, mut quick_batches) = (0, 0);
     for input in &inputs {
-        let at = skip_ws(input, 0);
         for depth in [0, 1, 2, 3, 4, 8, scan::DEFAULT_MAX_DEPTH] {
-            match byte_at(input, at) {
-                b'{' => {
-                    let (mut quick, mut general) = (Slots::default(), Slots::default());
-                    if object::object(input, at, depth, &mut Recorder::new(input, &mut quick)) {
-                        let walked =
-                            scan::text(input, depth, &mut Recorder::new(input, &mut general));
-                        assert!(walked.is_ok(), "{input:?} at depth {depth}");
-                        assert_eq!(quick, general, "{input:?} at depth {depth}");
-                        quick_objects += 1;
-                    }
-                }
-                b'[' => {
-                    let (mut quick, mut general) = (
-                        [Recorded::EMPTY; batch::RECORDED],
-                        [Recorded::EMPTY; batch::RECORDED],
-                    );
-                    let mut quick_recorder = ElementRecorder::new(input, at, &mut quick);
-                    if let Some(end) = object::batch(input, at, depth, &mut quick_recorder) {
-                        let len = quick_recorder.len;
-                        let mut general_recorder = ElementRecorder::new(input, at, &mut general);
-                        let walked = scan::text(input, depth, &mut general_recorder);
-                        assert_eq!(walked, Ok((at, end)), "{input:?} at depth {depth}");
-                        assert_eq!(len, general_recorder.len, "{input:?}");
-                        assert_eq!(quick, general, "{input:?} at depth {depth}");
-                        quick_batches += 1;
-                    }
-                }
-                _ => {}
+            match fuzzing::quick_reader_agrees(input, depth) {
+                fuzzing::Taken::Object => quick_objects += 1,
+                fuzzing::Taken::Batch => quick_batches += 1,
+                fuzzing::Taken::GivenUp => {}
             }
         }
     }
@@ -549,27 +522,11 @@ fn the_quick_reader_agrees_with_the_general_walk() {
         &batches[0],
         &batches[23],
     ] {
-        let input = seed.as_bytes();
-        let at = skip_ws(input, 0);
-        let depth = scan::DEFAULT_MAX_DEPTH;
-        let quick = if input[at] == b'{' {
-            object::object(
-                input,
-                at,
-                depth,
-                &mut Recorder::new(input, &mut Slots::default()),
-            )
-        } else {
-            let mut records = [Recorded::EMPTY; batch::RECORDED];
-            object::batch(
-                input,
-                at,
-                depth,
-                &mut ElementRecorder::new(input, at, &mut records),
-            )
-            .is_some()
-        };
-        assert!(quick, "{seed}");
+        assert_ne!(
+            fuzzing::quick_reader_agrees(seed.as_bytes(), scan::DEFAULT_MAX_DEPTH),
+            fuzzing::Taken::GivenUp,
+            "{seed}"
+        );
     }
     assert!(
         quick_objects > 500 && quick_batches > 500,
