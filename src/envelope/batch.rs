@@ -349,6 +349,7 @@ impl<'a, 'r> ElementRecorder<'a, 'r> {
     }
 }
 
+// Inlined into the quick reader of `object.rs`, as `Recorder`'s are.
 #[cfg(jsonrpc_slice_fast)]
 impl Visit for ElementRecorder<'_, '_> {
     const DEPTH: usize = 2;
@@ -358,7 +359,7 @@ impl Visit for ElementRecorder<'_, '_> {
         self.current.known_key(i)
     }
 
-    #[inline(never)]
+    #[inline(always)]
     fn key(&mut self, key: usize, key_end: usize, value: usize) {
         self.current.key(key, key_end, value);
     }

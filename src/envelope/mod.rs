@@ -3,10 +3,10 @@
 //! The second room of the flow. [`parse`] validates all of the message as JSON (through
 //! [`scan`]) and picks out `jsonrpc`, `method`, `params` and `id`, in any
 //! order, in the same pass: the scanner reports each member of the outermost object as
-//! it ends (`members.rs` names them). On the fast build a message in the shape senders
-//! write (only envelope keys) is read by `object.rs` instead, member by member through
-//! the scanner's own rules, reporting to the same visitors; any other goes to the
-//! general walk. A batch is validated whole first (nothing of an
+//! it ends (`members.rs` names them). On the fast build the object (or a batch's
+//! objects) is read by `object.rs` instead, member by member through the scanner's own
+//! rules, reporting to the same visitors; the general walk reads what that reader gives
+//! up on (invalid JSON, an empty batch) and names the error. A batch is validated whole first (nothing of an
 //! invalid batch may run); on the fast build the same pass records the request
 //! members of its first elements, and the elements are then handed out one by one,
 //! from those records or read with the trusted skipper (`batch.rs`), never validated

@@ -1,16 +1,17 @@
-//! A message as senders write it, read in a pass of its own (the fast build): the
-//! envelope's object, or a batch of them, member after member, each key one of the
-//! envelope's names read a word at a time ([`Visit::known_key`]), each value validated
-//! by the scanner's own rules, each member reported to the same visitor the general
-//! walk reports it to.
+//! A message read in a pass of its own (the fast build): the envelope's object, or a
+//! batch of them, member after member, the envelope's names read a word at a time
+//! ([`Visit::known_key`]) and any other key by the walk's own rule, each value
+//! validated by the scanner's own rules, each member reported to the same visitor the
+//! general walk reports it to.
 //!
-//! It takes only what it knows: any other key (or a key with escapes, an empty object
-//! or batch, anything that is not valid JSON) makes it give up, and the message goes to
-//! the general walk from its start, which names every error. So the rules stay the
-//! scanner's: this reader only strings them together for the shape that nearly every
-//! message has, without the walk's bookkeeping of open containers (message 01: 1,005
-//! instructions through the general walk, 814 this way; DESIGN.md's walkers table has
-//! the other rows). The unit tests pin it to the general walk.
+//! It gives up on anything that is not valid JSON (and on an empty batch, or a nesting
+//! limit below what it needs), and the message goes to the general walk from its
+//! start, which names the error: a valid message is validated once. So the rules stay
+//! the scanner's: this reader only strings them together for the outermost object (or
+//! a batch's objects), without the walk's bookkeeping of open containers (message 01:
+//! 1,005 instructions through the general walk, 824 this way; DESIGN.md's walkers
+//! table has the other rows). The unit tests and the `validate` fuzz target pin it to
+//! the general walk (`fuzzing.rs`).
 
 use crate::scan::{self, byte_at, skip_ws, Visit};
 
@@ -61,21 +62,28 @@ pub(super) fn batch<V: Visit>(
     ends_at(input, end).then_some(end)
 }
 
-/// The members of the object whose `{` is at `at`, each key one that `visit` knows,
-/// each value with at most `inner` containers open inside it, reported to `visit`: the
-/// offset after the `}`, or `None` at anything else.
+/// The members of the object whose `{` is at `at`, each value with at most `inner`
+/// containers open inside it, reported to `visit` as the walk reports them (a key it
+/// knows through [`Visit::known_key`], any other through [`Visit::key`]): the offset
+/// after the `}`, or `None` at anything that is not valid JSON.
 #[inline(always)]
 fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Option<usize> {
     let mut i = skip_ws(input, at + 1);
+    if byte_at(input, i) == b'}' {
+        return Some(i + 1);
+    }
     loop {
         if byte_at(input, i) != b'"' {
             return None;
         }
         let after = visit.known_key(i);
-        if after == 0 {
-            return None;
-        }
-        let start = skip_ws(input, after);
+        let start = if after != 0 {
+            skip_ws(input, after)
+        } else {
+            let (key, key_end, value) = other_key(input, i)?;
+            visit.key(key, key_end, value);
+            value
+        };
         let end = match byte_at(input, start) {
             b'"' => scan::string(input, start).ok()?,
             b'-' | b'0'..=b'9' => scan::number(input, start).ok()?,
@@ -89,6 +97,16 @@ fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Opti
             _ => return None,
         }
     }
+}
+
+/// Any other key than those the visitor knows (another name, escapes, whitespace before
+/// the colon), its quote at `i`, by the walk's own rule: where it starts and ends, and
+/// where its value starts. Out of line, and the visitor not lent to it: the known keys'
+/// loop keeps the visitor in registers.
+#[cold]
+#[inline(never)]
+fn other_key(input: &[u8], i: usize) -> Option<(usize, usize, usize)> {
+    scan::key_colon(input, i).ok()
 }
 
 /// Whether nothing but whitespace follows `end` in `input`.

@@ -41,7 +41,7 @@ pub(crate) use string::escape_at;
 #[cfg(feature = "serde")]
 pub(crate) use string::hex_digit;
 pub(crate) use string::string;
-pub(crate) use value::{value, Ignore, Visit};
+pub(crate) use value::{key_colon, value, Ignore, Visit};
 
 /// The default nesting limit: an input may open this many containers (objects and
 /// arrays) inside each other; one more is a parse error. The same number as

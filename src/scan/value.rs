@@ -459,7 +459,7 @@ fn member<V: Visit>(b: &[u8], i: usize, open: usize, visit: &mut V) -> Result<us
 /// An object key and its colon, the key's opening quote expected at `i`: where the key
 /// starts and ends, and the offset of the value after the colon (whitespace skipped).
 #[inline(always)]
-fn key_colon(b: &[u8], i: usize) -> Result<(usize, usize, usize), ScanError> {
+pub(crate) fn key_colon(b: &[u8], i: usize) -> Result<(usize, usize, usize), ScanError> {
     if byte_at(b, i) != b'"' {
         return Err(fail(ScanErrorKind::UnexpectedByte, i));
     }
