@@ -257,7 +257,7 @@ fn visit_reports_the_outermost_members_and_elements() {
 /// The fast build's walk, a word at a time, gives the general walk's answer on every
 /// input (the inputs above, and each again with whitespace after every `:` and `,`),
 /// at three depth limits and from every start: the same end or the same error, and the
-/// same members or elements reported.
+/// same members or elements reported; and so does each walk without a visitor.
 #[test]
 fn word_walk_agrees_with_the_general_walk() {
     let mut checked = 0;
@@ -275,6 +275,9 @@ fn word_walk_agrees_with_the_general_walk() {
                 let [want, got] = value::walks(&input, i, depth, &mut general, &mut words);
                 assert_eq!(got, want, "{input:?} from {i}, depth {depth}");
                 assert_eq!(words.all, general.all, "{input:?} from {i}");
+                // Plain validation, which takes the outermost members as any object's.
+                let [plain, plain_words] = value::walks(&input, i, depth, &mut Ignore, &mut Ignore);
+                assert_eq!((plain, plain_words), (want, want), "{input:?} from {i}");
                 checked += 1;
             }
         }

@@ -25,6 +25,8 @@ pub(crate) trait Visit {
     /// outermost container's members or elements (a batch's requests), and the end of
     /// each of these ([`outer_end`](Self::outer_end)).
     const DEPTH: usize = 1;
+    /// Whether this visitor is told anything (`false` for plain validation).
+    const REPORTS: bool = true;
     /// At the opening quote `i` of a key of an object at [`DEPTH`](Self::DEPTH) (the
     /// walk has seen the `"`): the offset just past the colon after it, when the bytes
     /// from `i` are exactly a key and colon that this visitor knows (plain ASCII
@@ -52,6 +54,7 @@ pub(crate) trait Visit {
 pub(crate) struct Ignore;
 
 impl Visit for Ignore {
+    const REPORTS: bool = false;
     #[inline(always)]
     fn known_key(&mut self, _: usize) -> usize {
         0
@@ -295,7 +298,9 @@ fn walk_words<V: Visit>(
         // Here a value just ended at `i`: separators and closers, until a value starts
         // again or the outermost one ends.
         loop {
-            if level < 4 {
+            // Inside the outermost container (levels 2 and 3) its members go to the
+            // visitor; plain validation takes them as any object's.
+            if level < if V::REPORTS { 4 } else { 2 } {
                 if level < 2 {
                     return Ok(i);
                 }
@@ -377,7 +382,7 @@ fn element<V: Visit>(
     if !in_object {
         return Ok((i, word_at(b, i)));
     }
-    if first == b'"' && open == V::DEPTH {
+    if first == b'"' && V::REPORTS && open == V::DEPTH {
         // A key the visitor knows, its value right after the colon.
         let known = visit.known_key(i);
         if known != 0 {
