@@ -53,7 +53,7 @@ impl<'a> RawJson<'a> {
     /// Checks that `bytes` is one JSON value (surrounding whitespace is trimmed off) with
     /// at most [`scan::DEFAULT_MAX_DEPTH`] levels of nesting.
     pub fn new(bytes: &'a [u8]) -> Result<Self, ScanError> {
-        let (start, end) = scan::text(bytes, scan::DEFAULT_MAX_DEPTH, &mut scan::Ignore)?;
+        let (start, end) = scan::text(bytes, scan::DEFAULT_MAX_DEPTH)?;
         Ok(Self::trusted(bytes.get(start..end).unwrap_or(b"null")))
     }
 
@@ -311,7 +311,7 @@ fn skip_by_validating(b: &[u8], i: usize) -> usize {
         }
         _ => {}
     }
-    scan::value(b, i, scan::MAX_DEPTH_LIMIT, &mut scan::Ignore).unwrap_or(b.len())
+    scan::value(b, i, scan::MAX_DEPTH_LIMIT).unwrap_or(b.len())
 }
 
 /// The elements of a JSON array, in order. See [`RawJson::elements`].
@@ -637,7 +637,7 @@ mod tests {
             });
             let mut checked = 0;
             for i in starts {
-                let end = scan::value(b, i, scan::MAX_DEPTH_LIMIT, &mut scan::Ignore).unwrap();
+                let end = scan::value(b, i, scan::MAX_DEPTH_LIMIT).unwrap();
                 checked += 1;
                 assert_eq!(
                     skip_by_validating(b, i),

@@ -7,9 +7,10 @@
 //! (`TooDeep` here; `RawValue` has no limit, and `Value`'s limit is one lower than
 //! ours) and unpaired `\u` surrogate escapes (`LoneSurrogate` here). First of all, the
 //! exact answer (the end, or the error's kind and offset) of the naive byte-at-a-time
-//! oracle of `tests/common/naive_scan.rs`. Also the envelope's quick reader against the
-//! general walk (`envelope::fuzzing::quick_reader_agrees`, the unit tests' check), at
-//! three nesting limits.
+//! oracle of `tests/common/naive_scan.rs`. Also `envelope::parse` and `parse_response`
+//! (which read through the envelope's quick reader) against a reference reader
+//! (`envelope::fuzzing::quick_reader_agrees`, the unit tests' check), at three nesting
+//! limits.
 #![no_main]
 
 use jsonrpc_slice::scan::{validate, value_end, ScanError, ScanErrorKind};

@@ -9,11 +9,12 @@
 //! `raw::skip_by_validating`, for flash).
 
 use super::members::Slots;
+use super::object::Visit;
 use super::{Batch, Top};
 use crate::error::InvalidRequest;
 use crate::limits::Limits;
 use crate::raw::{skip_trusted, Cursor, RawJson};
-use crate::scan::{byte_at, skip_ws, Visit};
+use crate::scan::{byte_at, skip_ws};
 #[cfg(jsonrpc_slice_fast)]
 use {
     super::members::{Member, MemberStart},
@@ -41,7 +42,6 @@ pub(super) const RECORDED_BYTES: usize = u16::MAX as usize;
 /// skipper ([`READ_AGAIN`]).
 #[cfg(jsonrpc_slice_fast)]
 #[derive(Copy, Clone)]
-#[cfg_attr(any(test, fuzzing), derive(PartialEq, Debug))]
 pub(super) struct Recorded {
     /// The values of `method`, `params` and `id` (indexed by `Member as usize - 1`):
     /// start and end; `[0, 0]` when absent (no value starts at 0, the `[`).
@@ -63,7 +63,7 @@ const READ_AGAIN: u8 = 1 << 5;
 #[cfg(jsonrpc_slice_fast)]
 impl Recorded {
     /// No member yet.
-    pub(super) const EMPTY: Self = Self {
+    const EMPTY: Self = Self {
         spans: [[0; 2]; 3],
         end: 0,
         flags: 0,
@@ -256,22 +256,18 @@ pub(super) fn parse_recorded<'a>(
         let mut recorder = ElementRecorder::new(input, at, &mut recorded);
         object::batch(input, at, max_depth, &mut recorder).map(|end| (recorder.len, end))
     };
-    let (len, start, end) = match quick {
-        Some((len, end)) => (len, at, end),
+    // What it gives up on, the validator names the error of (or finds the batch empty);
+    // then no record is used.
+    let (len, start, end, recorded_len) = match quick {
+        // The offsets of a longer batch would not fit the records: none is used.
+        Some((len, end)) if input.len() <= RECORDED_BYTES => (len, at, end, len.min(RECORDED)),
+        Some((len, end)) => (len, at, end, 0),
         None => {
-            recorded = [Recorded::EMPTY; RECORDED];
-            let mut recorder = ElementRecorder::new(input, at, &mut recorded);
-            let (start, end) = scan::text(input, max_depth, &mut recorder)?;
-            (recorder.len, start, end)
+            let (start, end) = scan::text(input, max_depth)?;
+            (count(input, start, end), start, end, 0)
         }
     };
     let batch = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
-    // The offsets of a longer batch would not fit the records: none is used.
-    let recorded_len = if input.len() <= RECORDED_BYTES {
-        len.min(RECORDED)
-    } else {
-        0
-    };
     let elements = match top(batch, len, limits) {
         Top::Batch(elements) => elements,
         Top::Other(reason) => {
@@ -298,7 +294,15 @@ pub(super) fn parse_recorded<'a>(
     }))
 }
 
-/// Counts the elements of a batch as the scanner reports them.
+/// The number of elements of the validated array at `start..end` of `input`, counted
+/// with the trusted skipper (for what the quick reader gave up on: an empty batch).
+pub(super) fn count(input: &[u8], start: usize, end: usize) -> usize {
+    RawJson::trusted(input.get(start..end).unwrap_or(&[]))
+        .elements()
+        .count()
+}
+
+/// Counts the elements of a batch as the quick reader reports them.
 #[derive(Default)]
 pub(super) struct Counter {
     /// The elements counted.
@@ -312,14 +316,16 @@ impl Visit for Counter {
 
     fn key(&mut self, _: usize, _: usize, _: usize) {}
 
+    fn end(&mut self, _: usize) {}
+
     #[inline]
-    fn end(&mut self, _: usize) {
+    fn element_end(&mut self, _: usize) {
         self.len += 1;
     }
 }
 
 /// Records the request members of the first [`RECORDED`] elements of a batch as the
-/// scanner reports them ([`Visit::DEPTH`] 2), and counts the elements.
+/// quick reader reports them, and counts the elements.
 #[cfg(jsonrpc_slice_fast)]
 pub(super) struct ElementRecorder<'a, 'r> {
     /// The offset of the batch's `[` in the input: records are offsets into the batch.
@@ -352,8 +358,6 @@ impl<'a, 'r> ElementRecorder<'a, 'r> {
 // Inlined into the quick reader of `object.rs`, as `Recorder`'s are.
 #[cfg(jsonrpc_slice_fast)]
 impl Visit for ElementRecorder<'_, '_> {
-    const DEPTH: usize = 2;
-
     #[inline(always)]
     fn known_key(&mut self, i: usize) -> usize {
         self.current.known_key(i)
@@ -394,7 +398,7 @@ impl Visit for ElementRecorder<'_, '_> {
     }
 
     #[inline(always)]
-    fn outer_end(&mut self, end: usize) {
+    fn element_end(&mut self, end: usize) {
         if let Some(element) = self.recorded.get_mut(self.len) {
             element.end = end.saturating_sub(self.base) as u16;
         }

@@ -1,60 +1,128 @@
-//! The quick reader (`object.rs`) against the general walk: the check that the unit
-//! tests and the `validate` fuzz target (cargo-fuzz builds with `--cfg fuzzing`) both
-//! run. Not part of the API.
+//! [`parse`](super::parse) and [`parse_response`](super::parse_response), which read a
+//! message through the quick reader of `object.rs`, against a reference reader (the
+//! validator, then the members of each object compared name by name): the check that
+//! the unit tests and the `validate` fuzz target (cargo-fuzz builds with
+//! `--cfg fuzzing`) both run. Not part of the API.
+
+use super::members::{Recorder, Slots};
+use super::{
+    batch, object, parse, parse_response, Call, Envelope, InvalidResponse, ResponseMessage,
+};
+use crate::error::InvalidRequest;
+use crate::id::Id;
+use crate::limits::Limits;
+use crate::raw::{Kind, RawJson};
+use crate::scan::{self, byte_at, skip_ws};
 
 /// What the quick reader made of `input` at the nesting limit `max_depth`: took it as
-/// an object or as a batch, or gave it to the general walk.
+/// an object or as a batch, or gave it up (to the validator, which then names its
+/// error).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Taken {
     /// Read as one object.
     Object,
     /// Read as a batch.
     Batch,
-    /// Given to the general walk (always, on the compact build).
+    /// Given up, or neither an object nor a batch.
     GivenUp,
 }
 
-/// Reads `input` the quick way (`object.rs`) and, where that does not give up, the
-/// general way (`scan::text` with the same visitors), and panics unless the two
-/// report the same members (and a batch the same elements and end): whatever the
-/// quick reader takes, the general walk accepts and records alike.
+/// Panics unless `parse` and `parse_response` of `input`, with the nesting limit
+/// `max_depth`, give what the reference reader gives: the same error, or the same
+/// calls (responses), a batch's in order. Says what the quick reader made of `input`.
 pub fn quick_reader_agrees(input: &[u8], max_depth: u16) -> Taken {
-    #[cfg(jsonrpc_slice_fast)]
-    {
-        use super::batch::{ElementRecorder, Recorded, RECORDED};
-        use super::members::{Recorder, Slots};
-        use super::object;
-        use crate::scan::{self, byte_at, skip_ws};
-
-        let at = skip_ws(input, 0);
-        match byte_at(input, at) {
-            b'{' => {
-                let (mut quick, mut general) = (Slots::default(), Slots::default());
-                if object::object(input, at, max_depth, &mut Recorder::new(input, &mut quick)) {
-                    let walked =
-                        scan::text(input, max_depth, &mut Recorder::new(input, &mut general));
-                    assert!(walked.is_ok(), "taken quick, refused: {input:?}");
-                    assert_eq!(quick, general, "{input:?} at depth {max_depth}");
-                    return Taken::Object;
+    let limits = Limits {
+        max_depth,
+        ..Limits::DEFAULT
+    };
+    let reference = scan::text(input, limits.depth_in_force())
+        .map(|(start, end)| RawJson::trusted(input.get(start..end).unwrap_or(&[])));
+    let elements = |v: RawJson<'_>| (v.kind() == Kind::Array).then(|| v.elements().count());
+    let batch_rule = |n: usize| match n {
+        0 => Some(InvalidRequest::EmptyBatch),
+        n if n > limits.max_batch => Some(InvalidRequest::BatchTooLarge),
+        _ => None,
+    };
+    match (parse(input, &limits), reference) {
+        (Err(got), Err(want)) => assert_eq!(got, want, "{input:?}"),
+        (Ok(got), Ok(value)) => match (got, elements(value).map(batch_rule)) {
+            (Envelope::Batch(got), Some(None)) => {
+                assert_eq!(got.len(), value.elements().count(), "{input:?}");
+                let mut want = value.elements();
+                for call in got {
+                    assert_eq!(Some(call), want.next().map(|v| request(v, &limits)));
                 }
+                assert_eq!(want.next(), None, "{input:?}");
             }
-            b'[' => {
-                let (mut quick, mut general) =
-                    ([Recorded::EMPTY; RECORDED], [Recorded::EMPTY; RECORDED]);
-                let mut quick_recorder = ElementRecorder::new(input, at, &mut quick);
-                if let Some(end) = object::batch(input, at, max_depth, &mut quick_recorder) {
-                    let len = quick_recorder.len;
-                    let mut general_recorder = ElementRecorder::new(input, at, &mut general);
-                    let walked = scan::text(input, max_depth, &mut general_recorder);
-                    assert_eq!(walked, Ok((at, end)), "{input:?} at depth {max_depth}");
-                    assert_eq!(len, general_recorder.len, "{input:?}");
-                    assert_eq!(quick, general, "{input:?} at depth {max_depth}");
-                    return Taken::Batch;
-                }
-            }
-            _ => {}
-        }
+            (Envelope::Single(call), Some(Some(reason))) => assert_eq!(
+                call,
+                Call::Invalid {
+                    id: Id::NULL,
+                    reason
+                },
+                "{input:?}"
+            ),
+            (Envelope::Single(call), None) => assert_eq!(call, request(value, &limits)),
+            (got, _) => panic!("{input:?}: {got:?}"),
+        },
+        (got, want) => panic!("{input:?}: {got:?}, the reference {want:?}"),
     }
-    let _ = (input, max_depth);
-    Taken::GivenUp
+    match (parse_response(input, &limits), reference) {
+        (Err(got), Err(want)) => assert_eq!(got, want, "{input:?}"),
+        (Ok(got), Ok(value)) => match (got, elements(value).map(batch_rule)) {
+            (ResponseMessage::Batch(got), Some(None)) => {
+                let mut want = value.elements();
+                for r in got {
+                    assert_eq!(Some(r), want.next().map(response), "{input:?}");
+                }
+                assert_eq!(want.next(), None, "{input:?}");
+            }
+            (ResponseMessage::Single(r), Some(Some(reason))) => {
+                let want = match reason {
+                    InvalidRequest::EmptyBatch => InvalidResponse::EmptyBatch,
+                    _ => InvalidResponse::BatchTooLarge,
+                };
+                assert_eq!(r, Err(want), "{input:?}");
+            }
+            (ResponseMessage::Single(r), None) => assert_eq!(r, response(value), "{input:?}"),
+            (got, _) => panic!("{input:?}: {got:?}"),
+        },
+        (got, want) => panic!("{input:?}: {got:?}, the reference {want:?}"),
+    }
+    let at = skip_ws(input, 0);
+    let depth = limits.depth_in_force();
+    match byte_at(input, at) {
+        b'{' if object::object(
+            input,
+            at,
+            depth,
+            &mut Recorder::new(input, &mut Slots::default()),
+        ) =>
+        {
+            Taken::Object
+        }
+        b'[' if object::batch(input, at, depth, &mut batch::Counter::default()).is_some() => {
+            Taken::Batch
+        }
+        _ => Taken::GivenUp,
+    }
+}
+
+/// The call that `value` (validated) is, its members compared name by name.
+fn request<'a>(value: RawJson<'a>, limits: &Limits) -> Call<'a> {
+    if value.kind() != Kind::Object {
+        return Call::Invalid {
+            id: Id::NULL,
+            reason: InvalidRequest::NotAnObject,
+        };
+    }
+    Slots::of_by_name(value).request(limits)
+}
+
+/// The response that `value` (validated) is, its members compared name by name.
+fn response(value: RawJson<'_>) -> Result<super::Response<'_>, InvalidResponse> {
+    if value.kind() != Kind::Object {
+        return Err(InvalidResponse::NotAnObject);
+    }
+    Slots::of_by_name(value).response()
 }

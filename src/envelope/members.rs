@@ -2,12 +2,12 @@
 //! their values are recorded in, as the scanner reports them (a single message) or as
 //! the trusted skipper finds them (a batch element).
 
+use super::object::Visit;
 use crate::raw::{skip_trusted, RawJson, RawStr};
-use crate::scan::{byte_at, skip_string_trusted, skip_ws, Visit, FAST_PATHS};
+use crate::scan::{byte_at, skip_string_trusted, skip_ws, FAST_PATHS};
 
 /// The envelope members of one object, as found.
 #[derive(Default)]
-#[cfg_attr(any(test, fuzzing), derive(PartialEq, Debug))]
 pub(super) struct Slots<'a> {
     /// The value of each [`Member`] but `Other`, indexed by `Member as usize`.
     values: [Option<RawJson<'a>>; 6],
@@ -245,7 +245,7 @@ impl<'a> Slots<'a> {
 
     /// [`of`](Self::of) with the names compared one by one, escapes decoded: the tests'
     /// reference reader.
-    #[cfg(test)]
+    #[cfg(any(test, fuzzing))]
     pub(super) fn of_by_name(object: RawJson<'a>) -> Self {
         let mut slots = Slots::default();
         for (key, value) in object.members() {

@@ -170,7 +170,7 @@ fn top<'a>(
         // The compact build: validate, then read the members (or count the elements)
         // as any object's (or array's) are read, with the trusted skipper; no visitor
         // (flash). The unit tests pin this reader to the one-pass one.
-        let (start, end) = scan::text(input, max_depth, &mut scan::Ignore)?;
+        let (start, end) = scan::text(input, max_depth)?;
         let message = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
         return Ok(match message.kind() {
             Kind::Array => batch::top(message, message.elements().count(), limits),
@@ -179,27 +179,34 @@ fn top<'a>(
     }
     Ok(match byte_at(input, at) {
         b'{' => {
-            // Most messages: their members read the quick way (`object.rs`).
-            if object::object(
+            if !object::object(
                 input,
                 at,
                 max_depth,
                 &mut members::Recorder::new(input, slots),
             ) {
-                return Ok(Top::Object);
+                // Not valid JSON, which the validator names (were it valid, the members
+                // would be read again with the trusted skipper).
+                let (start, _) = scan::text(input, max_depth)?;
+                *slots = Slots::default();
+                slots.read(input, start);
             }
-            *slots = Slots::default();
-            scan::text(input, max_depth, &mut members::Recorder::new(input, slots))?;
             Top::Object
         }
         b'[' => {
             let mut counter = batch::Counter::default();
-            let (start, end) = scan::text(input, max_depth, &mut counter)?;
+            let (start, end, len) = match object::batch(input, at, max_depth, &mut counter) {
+                Some(end) => (at, end, counter.len),
+                None => {
+                    let (start, end) = scan::text(input, max_depth)?;
+                    (start, end, batch::count(input, start, end))
+                }
+            };
             let batch = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
-            batch::top(batch, counter.len, limits)
+            batch::top(batch, len, limits)
         }
         _ => {
-            scan::text(input, max_depth, &mut scan::Ignore)?;
+            scan::text(input, max_depth)?;
             Top::Other(InvalidRequest::NotAnObject)
         }
     })

@@ -1,25 +1,45 @@
-//! A message read in a pass of its own (the fast build): the envelope's object, or a
-//! batch of them, member after member, the envelope's names read a word at a time
-//! ([`Visit::known_key`]) and any other key by the walk's own rule, each value
-//! validated by the scanner's own rules, each member reported to the same visitor the
-//! general walk reports it to.
+//! A message validated and read in one pass (the fast build): the envelope's object,
+//! or a batch of them, member after member, the envelope's names read a word at a time
+//! ([`Visit::known_key`]) and any other key by the walk's own rule
+//! (`scan::key_colon`), each value validated by the scanner's own rules, each member
+//! reported to a [`Visit`]: the slots of a message (`members::Recorder`), the records
+//! of a batch (`batch::ElementRecorder`), or a count of its elements
+//! (`batch::Counter`).
 //!
 //! It gives up on anything that is not valid JSON (and on an empty batch, or a nesting
-//! limit below what it needs), and the message goes to the general walk from its
-//! start, which names the error: a valid message is validated once. So the rules stay
-//! the scanner's: this reader only strings them together for the outermost object (or
-//! a batch's objects), without the walk's bookkeeping of open containers (message 01:
-//! 1,005 instructions through the general walk, 824 this way; DESIGN.md's walkers
-//! table has the other rows). The unit tests and the `validate` fuzz target pin it to
-//! the general walk (`fuzzing.rs`).
+//! limit below what it needs), and the message goes to the validator from its start,
+//! which names the error: a valid message is validated once. So the rules stay the
+//! scanner's: this reader only strings them together for the outermost object (or a
+//! batch's objects), without the walk's bookkeeping of open containers. The unit tests
+//! and the `validate` fuzz target pin what `parse` makes of it to a reference reader
+//! (`fuzzing.rs`).
 
-use crate::scan::{self, byte_at, skip_ws, Visit};
+use crate::scan::{self, byte_at, skip_ws};
+
+/// What the reader reports of the members of the objects it reads (the outermost
+/// object of a message, or each object of a batch), as it passes them. Offsets are
+/// into the input.
+pub(super) trait Visit {
+    /// At the opening quote `i` of a key: the offset just past the colon after it, when
+    /// the bytes from `i` are exactly a key and colon that this visitor knows (plain
+    /// ASCII letters, so valid JSON, which the reader then does not read again) and it
+    /// has taken that member as begun; otherwise 0, and the reader reads the key by the
+    /// walk's rule and calls [`key`](Self::key).
+    fn known_key(&mut self, i: usize) -> usize;
+    /// A member begins: its key at `key..key_end` (quotes included), its value at
+    /// `value` (after the colon and any whitespace).
+    fn key(&mut self, key: usize, key_end: usize, value: usize);
+    /// The member that began last ends at `end`.
+    fn end(&mut self, end: usize);
+    /// In a batch: an element (an object or any other value) ends at `end`.
+    #[inline(always)]
+    fn element_end(&mut self, _end: usize) {}
+}
 
 /// Reads the message `input` whose outermost value, an object, starts at `at`, with
-/// at most `max_depth` containers open at once, reporting its members to `visit` as
-/// [`scan::text`] would (`visit` at [`Visit::DEPTH`] 1). `false` when it gave up: then
-/// `visit` may have been told of some members, and the general walk must read the
-/// message again from the start with a fresh visitor.
+/// at most `max_depth` containers open at once, reporting its members to `visit`.
+/// `false` when it gave up (not valid JSON, or too deep): then `visit` may have been
+/// told of some members.
 #[inline(always)]
 pub(super) fn object<V: Visit>(input: &[u8], at: usize, max_depth: u16, visit: &mut V) -> bool {
     let Some(inner) = max_depth.min(scan::MAX_DEPTH_LIMIT).checked_sub(1) else {
@@ -29,10 +49,9 @@ pub(super) fn object<V: Visit>(input: &[u8], at: usize, max_depth: u16, visit: &
 }
 
 /// Reads the batch `input` whose `[` is at `at`, as [`object`] reads an object, its
-/// elements' members reported to `visit` (at [`Visit::DEPTH`] 2) as `scan::text` would,
-/// the end of each element too ([`Visit::outer_end`]). The offset after the `]`, or
-/// `None` when it gave up.
-#[cfg(jsonrpc_slice_fast)]
+/// objects' members reported to `visit`, and the end of each element
+/// ([`Visit::element_end`]). The offset after the `]`, or `None` when it gave up (not
+/// valid JSON, too deep, or empty).
 #[inline(always)]
 pub(super) fn batch<V: Visit>(
     input: &[u8],
@@ -48,9 +67,9 @@ pub(super) fn batch<V: Visit>(
         let end = match byte_at(input, i) {
             b'{' => members(input, i, inner, visit)?,
             b']' => return None,
-            _ => scan::value(input, i, element, &mut scan::Ignore).ok()?,
+            _ => scan::value(input, i, element).ok()?,
         };
-        visit.outer_end(end);
+        visit.element_end(end);
         i = skip_ws(input, end);
         match byte_at(input, i) {
             b',' => i = skip_ws(input, i + 1),
@@ -63,9 +82,9 @@ pub(super) fn batch<V: Visit>(
 }
 
 /// The members of the object whose `{` is at `at`, each value with at most `inner`
-/// containers open inside it, reported to `visit` as the walk reports them (a key it
-/// knows through [`Visit::known_key`], any other through [`Visit::key`]): the offset
-/// after the `}`, or `None` at anything that is not valid JSON.
+/// containers open inside it, reported to `visit` (a key it knows through
+/// [`Visit::known_key`], any other through [`Visit::key`]): the offset after the `}`,
+/// or `None` at anything that is not valid JSON.
 #[inline(always)]
 fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Option<usize> {
     let mut i = skip_ws(input, at + 1);
@@ -87,7 +106,7 @@ fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Opti
         let end = match byte_at(input, start) {
             b'"' => scan::string(input, start).ok()?,
             b'-' | b'0'..=b'9' => scan::number(input, start).ok()?,
-            _ => scan::value(input, start, inner, &mut scan::Ignore).ok()?,
+            _ => scan::value(input, start, inner).ok()?,
         };
         visit.end(end);
         i = skip_ws(input, end);

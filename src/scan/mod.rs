@@ -5,9 +5,9 @@
 //! envelope can hand out borrowed spans.
 //!
 //! One validator, in one file each by job: the walk over containers and separators
-//! (`value.rs`, which can report the members of the outermost container as they pass,
-//! so a reader of the envelope needs no second pass), strings with their escapes and
-//! UTF-8 (`string.rs`), numbers (`number.rs`). The runs of plain string bytes are read
+//! (`value.rs`; its key rule, `key_colon`, also serves the envelope's reader, which
+//! validates a message's outermost object member by member with these rules), strings
+//! with their escapes and UTF-8 (`string.rs`), numbers (`number.rs`). The runs of plain string bytes are read
 //! by the per-target loops of the crate's `simd` module. Input already validated is walked
 //! by the one trusted skipper (`skip.rs`), which only finds where values end.
 //!
@@ -41,7 +41,7 @@ pub(crate) use string::escape_at;
 #[cfg(feature = "serde")]
 pub(crate) use string::hex_digit;
 pub(crate) use string::string;
-pub(crate) use value::{key_colon, value, Ignore, Visit};
+pub(crate) use value::{key_colon, value};
 
 /// The default nesting limit: an input may open this many containers (objects and
 /// arrays) inside each other; one more is a parse error. The same number as
@@ -65,7 +65,7 @@ pub const MAX_DEPTH_LIMIT: u16 = 1024;
 /// assert_eq!(err.offset, 6);
 /// ```
 pub fn validate(input: &[u8], max_depth: u16) -> Result<(), ScanError> {
-    text(input, max_depth, &mut Ignore).map(|_| ())
+    text(input, max_depth).map(|_| ())
 }
 
 /// Returns the offset just past the one JSON value that starts at `start` (leading
@@ -77,18 +77,14 @@ pub fn validate(input: &[u8], max_depth: u16) -> Result<(), ScanError> {
 /// assert_eq!(value_end(b"[1,{\"a\":2}] tail", 0, DEFAULT_MAX_DEPTH), Ok(11));
 /// ```
 pub fn value_end(input: &[u8], start: usize, max_depth: u16) -> Result<usize, ScanError> {
-    value(input, skip_ws(input, start), max_depth, &mut Ignore)
+    value(input, skip_ws(input, start), max_depth)
 }
 
-/// Checks that `input` is exactly one JSON text, reporting the members (or elements) of
-/// its outermost container to `visit`: the span of the value, whitespace trimmed.
-pub(crate) fn text<V: Visit>(
-    input: &[u8],
-    max_depth: u16,
-    visit: &mut V,
-) -> Result<(usize, usize), ScanError> {
+/// Checks that `input` is exactly one JSON text: the span of the value, whitespace
+/// trimmed.
+pub(crate) fn text(input: &[u8], max_depth: u16) -> Result<(usize, usize), ScanError> {
     let start = skip_ws(input, 0);
-    let end = value(input, start, max_depth, visit)?;
+    let end = value(input, start, max_depth)?;
     // Most messages end with their value (the fast build says so in one compare).
     if FAST_PATHS && end == input.len() {
         return Ok((start, end));

@@ -155,7 +155,7 @@ fn scanner_agrees_with_the_naive_oracle() {
     for input in inputs() {
         for depth in [DEFAULT_MAX_DEPTH, 3, 0] {
             let want = naive::validate(&input, depth as usize);
-            let got = text(&input, depth, &mut Ignore).map(|(_, end)| end);
+            let got = text(&input, depth).map(|(_, end)| end);
             assert_eq!(
                 got,
                 want,
@@ -183,81 +183,9 @@ fn scanner_agrees_with_the_naive_oracle() {
     assert!(accepted >= least, "{accepted} accepted, fewer than {least}");
 }
 
-/// One member (its key's span) or element, and its value's span, as reported.
-type Reported = (Option<(usize, usize)>, usize, usize);
-
-/// Records what the walk reports; an element starts after the `[` or `,` before it.
-struct Spans<'i> {
-    input: &'i [u8],
-    next: usize,
-    pending: Option<(usize, usize, usize)>,
-    all: Vec<Reported>,
-}
-
-impl Visit for Spans<'_> {
-    fn known_key(&mut self, _: usize) -> usize {
-        0
-    }
-    fn key(&mut self, key: usize, key_end: usize, value: usize) {
-        self.pending = Some((key, key_end, value));
-    }
-    fn end(&mut self, end: usize) {
-        self.all.push(match self.pending.take() {
-            Some((key, key_end, value)) => (Some((key, key_end)), value, end),
-            None => (None, self.next, end),
-        });
-        self.next = skip_ws(self.input, skip_ws(self.input, end) + 1);
-    }
-}
-
-/// What the walk reports of the outermost container: every member or element, spans
-/// as the trusted reader of `RawJson` finds them.
-#[test]
-fn visit_reports_the_outermost_members_and_elements() {
-    let mut checked = 0;
-    for input in inputs() {
-        let start = skip_ws(&input, 0);
-        let mut spans = Spans {
-            input: &input,
-            next: skip_ws(&input, start + 1),
-            pending: None,
-            all: Vec::new(),
-        };
-        let Ok((start, end)) = text(&input, DEFAULT_MAX_DEPTH, &mut spans) else {
-            continue;
-        };
-        let value = crate::RawJson::new(&input[start..end]).unwrap();
-        let at = |s: &[u8]| s.as_ptr() as usize - input.as_ptr() as usize;
-        let span =
-            |v: crate::RawJson<'_>| (at(v.as_bytes()), at(v.as_bytes()) + v.as_bytes().len());
-        let want: Vec<Reported> = match input[start] {
-            b'{' => value
-                .members()
-                .map(|(k, v)| {
-                    let key = at(k.as_raw()) - 1;
-                    let (from, to) = span(v);
-                    (Some((key, key + k.as_raw().len() + 2)), from, to)
-                })
-                .collect(),
-            b'[' => value
-                .elements()
-                .map(|v| {
-                    let (from, to) = span(v);
-                    (None, from, to)
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        assert_eq!(spans.all, want, "{input:?}");
-        checked += want.len();
-    }
-    assert!(checked > 30, "{checked}");
-}
-
 /// The fast build's walk, a word at a time, gives the general walk's answer on every
 /// input (the inputs above, and each again with whitespace after every `:` and `,`),
-/// at three depth limits and from every start: the same end or the same error, and the
-/// same members or elements reported; and so does each walk without a visitor.
+/// at three depth limits and from every start: the same end or the same error.
 #[test]
 fn word_walk_agrees_with_the_general_walk() {
     let mut checked = 0;
@@ -265,121 +193,13 @@ fn word_walk_agrees_with_the_general_walk() {
         let starts = if input.len() <= 300 { input.len() } else { 1 };
         for i in 0..starts.max(1) {
             for depth in [DEFAULT_MAX_DEPTH, 3, 0] {
-                let spans = || Spans {
-                    input: &input,
-                    next: skip_ws(&input, i + 1),
-                    pending: None,
-                    all: Vec::new(),
-                };
-                let (mut general, mut words) = (spans(), spans());
-                let [want, got] = value::walks(&input, i, depth, &mut general, &mut words);
+                let [want, got] = value::walks(&input, i, depth);
                 assert_eq!(got, want, "{input:?} from {i}, depth {depth}");
-                assert_eq!(words.all, general.all, "{input:?} from {i}");
-                // Plain validation, which takes the outermost members as any object's.
-                let [plain, plain_words] = value::walks(&input, i, depth, &mut Ignore, &mut Ignore);
-                assert_eq!((plain, plain_words), (want, want), "{input:?} from {i}");
                 checked += 1;
             }
         }
     }
     assert!(checked > 10_000, "{checked}");
-}
-
-/// What a visitor at depth 2 is told: a member of an object inside the outermost
-/// container (its key's span, its value's span), or the end of a member or element of
-/// the outermost container.
-#[derive(Debug, PartialEq)]
-enum Nested {
-    Member((usize, usize), usize, usize),
-    Outer(usize),
-}
-
-/// Records what the walk reports at depth 2. It knows the keys of plain lowercase
-/// letters ([`Visit::known_key`]); the walk reads the others.
-struct NestedSpans<'i> {
-    input: &'i [u8],
-    pending: Option<(usize, usize, usize)>,
-    all: Vec<Nested>,
-}
-
-impl Visit for NestedSpans<'_> {
-    const DEPTH: usize = 2;
-    fn known_key(&mut self, i: usize) -> usize {
-        let letters = self.input[i + 1..]
-            .iter()
-            .take_while(|c| c.is_ascii_lowercase())
-            .count();
-        if self.input.get(i + 1 + letters..i + 3 + letters) != Some(b"\":") {
-            return 0;
-        }
-        let after = i + 3 + letters;
-        self.pending = Some((i, i + 2 + letters, skip_ws(self.input, after)));
-        after
-    }
-    fn key(&mut self, key: usize, key_end: usize, value: usize) {
-        self.pending = Some((key, key_end, value));
-    }
-    fn end(&mut self, end: usize) {
-        let (key, key_end, value) = self.pending.take().expect("a key before its end");
-        self.all.push(Nested::Member((key, key_end), value, end));
-    }
-    fn outer_end(&mut self, end: usize) {
-        self.all.push(Nested::Outer(end));
-    }
-}
-
-/// At depth 2 the walks report the members of each object inside the outermost
-/// container and the end of each of its members or elements, as the trusted reader of
-/// `RawJson` finds them; the word walk reports what the general walk reports, from
-/// every start, at three depth limits, compact and spaced.
-#[test]
-fn visit_at_depth_two_reports_the_members_inside() {
-    let mut checked = 0;
-    for input in compact_and_spaced() {
-        let spans = || NestedSpans {
-            input: &input,
-            pending: None,
-            all: Vec::new(),
-        };
-        let start = skip_ws(&input, 0);
-        let mut got = spans();
-        if let Ok((start, end)) = text(&input, DEFAULT_MAX_DEPTH, &mut got) {
-            let value = crate::RawJson::new(&input[start..end]).unwrap();
-            let at = |s: &[u8]| s.as_ptr() as usize - input.as_ptr() as usize;
-            let inner: Vec<crate::RawJson<'_>> = match input[start] {
-                b'{' => value.members().map(|(_, v)| v).collect(),
-                b'[' => value.elements().collect(),
-                _ => Vec::new(),
-            };
-            let mut want = Vec::new();
-            for v in inner {
-                if v.kind() == crate::raw::Kind::Object {
-                    for (k, m) in v.members() {
-                        let key = at(k.as_raw()) - 1;
-                        let from = at(m.as_bytes());
-                        want.push(Nested::Member(
-                            (key, key + k.as_raw().len() + 2),
-                            from,
-                            from + m.as_bytes().len(),
-                        ));
-                    }
-                }
-                want.push(Nested::Outer(at(v.as_bytes()) + v.as_bytes().len()));
-            }
-            assert_eq!(got.all, want, "{input:?}");
-            checked += want.len();
-        }
-        let starts = if input.len() <= 300 { input.len() } else { 1 };
-        for i in (0..starts.max(1)).map(|i| if i == 0 { start } else { i }) {
-            for depth in [DEFAULT_MAX_DEPTH, 3, 0] {
-                let (mut general, mut words) = (spans(), spans());
-                let [want, got] = value::walks(&input, i, depth, &mut general, &mut words);
-                assert_eq!(got, want, "{input:?} from {i}, depth {depth}");
-                assert_eq!(words.all, general.all, "{input:?} from {i}");
-            }
-        }
-    }
-    assert!(checked > 100, "{checked}");
 }
 
 /// `word_at` reads what `byte_at` reads, at every offset near and past the end.
@@ -401,7 +221,7 @@ fn word_at_reads_as_byte_at() {
 fn trusted_skips_agree_and_never_run_past_the_end() {
     for input in inputs() {
         let start = skip_ws(&input, 0);
-        if let Ok((_, end)) = text(&input, DEFAULT_MAX_DEPTH, &mut Ignore) {
+        if let Ok((_, end)) = text(&input, DEFAULT_MAX_DEPTH) {
             assert_eq!(skip_value_trusted(&input, start), end, "{input:?}");
         }
         if input.len() > 512 {

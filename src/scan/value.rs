@@ -13,58 +13,6 @@ use super::string::{string, string_blocks};
 use super::{byte_at, fail, skip_ws, word_at, ScanError, ScanErrorKind, MAX_DEPTH_LIMIT};
 use crate::simd;
 
-/// What the walk reports of the outermost container it scans (or, at
-/// [`DEPTH`](Self::DEPTH) 2, of the objects inside it too), as it passes: how the
-/// envelope reads a message, or a batch of them, in the same pass that validates it.
-/// Offsets are into the scanned slice; nothing is reported for a value that is not a
-/// container, nor for anything deeper than `DEPTH`. The walk keeps no state for it.
-pub(crate) trait Visit {
-    /// The depth of the objects whose members this visitor is told of, a constant so
-    /// that each walk is compiled for one: 1, the outermost container's members or
-    /// elements (every visitor but one); 2, the members of the objects that are the
-    /// outermost container's members or elements (a batch's requests), and the end of
-    /// each of these ([`outer_end`](Self::outer_end)).
-    const DEPTH: usize = 1;
-    /// Whether this visitor is told anything (`false` for plain validation).
-    const REPORTS: bool = true;
-    /// At the opening quote `i` of a key of an object at [`DEPTH`](Self::DEPTH) (the
-    /// walk has seen the `"`): the offset just past the colon after it, when the bytes
-    /// from `i` are exactly a key and colon that this visitor knows (plain ASCII
-    /// letters, so valid JSON, which the walk then does not read again) and it has taken
-    /// that member as begun; otherwise 0, and the walk reads the key and calls
-    /// [`key`](Self::key).
-    /// Asked on the fast build only: the compact one reads every key the general way.
-    fn known_key(&mut self, i: usize) -> usize;
-    /// A member of an object at [`DEPTH`](Self::DEPTH) begins: its key at
-    /// `key..key_end` (quotes included), its value at `value` (after the colon and any
-    /// whitespace).
-    fn key(&mut self, key: usize, key_end: usize, value: usize);
-    /// At `DEPTH` 1: the member or element of the outermost container that began last
-    /// (for an element: right after the `[` or `,` and any whitespace) ends at `end`.
-    /// At `DEPTH` 2: the member that began last of an object at depth 2 ends at `end`
-    /// (the elements of an array at depth 2 are not reported).
-    fn end(&mut self, end: usize);
-    /// At `DEPTH` 2 only: the member or element of the outermost container that began
-    /// last ends at `end`.
-    #[inline(always)]
-    fn outer_end(&mut self, _end: usize) {}
-}
-
-/// A [`Visit`] that looks at nothing: plain validation.
-pub(crate) struct Ignore;
-
-impl Visit for Ignore {
-    const REPORTS: bool = false;
-    #[inline(always)]
-    fn known_key(&mut self, _: usize) -> usize {
-        0
-    }
-    #[inline(always)]
-    fn key(&mut self, _: usize, _: usize, _: usize) {}
-    #[inline(always)]
-    fn end(&mut self, _: usize) {}
-}
-
 const WORDS: usize = (MAX_DEPTH_LIMIT / 32) as usize;
 
 /// Scans the value that starts exactly at `i` (no leading whitespace), with at most
@@ -72,15 +20,8 @@ const WORDS: usize = (MAX_DEPTH_LIMIT / 32) as usize;
 /// offset after the value; bytes after it are not looked at.
 // Out of line: its bit stack (128 bytes) is off the stack again before the caller goes
 // on to read what it scanned.
-// One copy per kind of visitor: the compact build links the one of `Ignore` alone, its
-// calls inlined to nothing.
 #[inline(never)]
-pub(crate) fn value<V: Visit>(
-    b: &[u8],
-    i: usize,
-    max_depth: u16,
-    visit: &mut V,
-) -> Result<usize, ScanError> {
+pub(crate) fn value(b: &[u8], i: usize, max_depth: u16) -> Result<usize, ScanError> {
     // Every rule reads `0` past the end, which no rule accepts: an error there is the
     // end of the input.
     // The word walk reads eight bytes at a time, and the first sixteen of a string at
@@ -88,9 +29,9 @@ pub(crate) fn value<V: Visit>(
     // in the word walk, that sixteen bytes are there, so that `word_at` and the first
     // chunk of `simd::plain_ascii_end` are one compare each).
     let walked = if super::FAST_PATHS && b.len() >= 16 {
-        walk_words(b, i, max_depth, visit)
+        walk_words(b, i, max_depth)
     } else {
-        walk(b, i, max_depth, visit)
+        walk(b, i, max_depth)
     };
     walked.map_err(|e| {
         if e.offset >= b.len() {
@@ -103,12 +44,7 @@ pub(crate) fn value<V: Visit>(
 
 /// [`value`], its errors as the rules give them.
 #[inline(always)]
-fn walk<V: Visit>(
-    b: &[u8],
-    mut i: usize,
-    max_depth: u16,
-    visit: &mut V,
-) -> Result<usize, ScanError> {
+fn walk(b: &[u8], mut i: usize, max_depth: u16) -> Result<usize, ScanError> {
     let max_depth = max_depth.min(MAX_DEPTH_LIMIT) as usize;
     // A level's bit is set before it is read, so the words may start as anything:
     // zeros on the fast build (eight vector stores), and on the compact one a value
@@ -127,7 +63,7 @@ fn walk<V: Visit>(
         // Here a value starts at `i`, after its key when it is a member (the walk comes
         // here in an object only after its `{` or a `,`).
         if in_object {
-            i = member(b, i, open, visit)?;
+            i = member(b, i)?;
         }
         match byte_at(b, i) {
             c @ (b'{' | b'[') => {
@@ -166,17 +102,8 @@ fn walk<V: Visit>(
         // Here a value just ended at `i`: separators and closers, until a value starts
         // again or the outermost one ends.
         loop {
-            if open <= 1 {
-                if open == 0 {
-                    return Ok(i);
-                }
-                if V::DEPTH == 1 {
-                    visit.end(i);
-                } else {
-                    visit.outer_end(i);
-                }
-            } else if V::DEPTH == 2 && open == 2 && in_object {
-                visit.end(i);
+            if open == 0 {
+                return Ok(i);
             }
             i = skip_ws(b, i);
             match byte_at(b, i) {
@@ -199,19 +126,14 @@ fn walk<V: Visit>(
 /// with the bytes after it ([`word_at`], one bounds check for eight), so a literal is
 /// one compare and a number's digits are found eight at a time ([`number_words`]); the
 /// end of a string is read with the separator after it, a separator with the byte after
-/// it; a `,"` in an object nested in the outermost one goes straight into the next key
+/// it; a `,"` in an object goes straight into the next key
 /// ([`nested_key`]: one run of plain bytes, and its `":` read with the value's first
 /// bytes). The open count and the kind of the innermost container share one register.
 /// Whatever is not the common case (whitespace, escapes, an exponent, any error) goes
 /// the general way from the same offset, through the rules `walk` uses, so the result
 /// and every error are `walk`'s. The unit tests pin the two to each other.
 #[inline(always)]
-fn walk_words<V: Visit>(
-    b: &[u8],
-    mut i: usize,
-    max_depth: u16,
-    visit: &mut V,
-) -> Result<usize, ScanError> {
+fn walk_words(b: &[u8], mut i: usize, max_depth: u16) -> Result<usize, ScanError> {
     const TRUE: u32 = u32::from_le_bytes(*b"true");
     const NULL: u32 = u32::from_le_bytes(*b"null");
     const FALSE: u64 = u64::from_le_bytes(*b"false\0\0\0");
@@ -285,7 +207,7 @@ fn walk_words<V: Visit>(
                 }
                 // `}` and `]` are two past their openers.
                 if next != c + 2 {
-                    (i, w) = element(b, i, next, is_object, open + 1, visit)?;
+                    (i, w) = element(b, i, next, is_object)?;
                     continue;
                 }
                 // Empty: closed at once.
@@ -298,28 +220,15 @@ fn walk_words<V: Visit>(
         // Here a value just ended at `i`: separators and closers, until a value starts
         // again or the outermost one ends.
         loop {
-            // Inside the outermost container (levels 2 and 3) its members go to the
-            // visitor; plain validation takes them as any object's.
-            if level < if V::REPORTS { 4 } else { 2 } {
-                if level < 2 {
-                    return Ok(i);
-                }
-                if V::DEPTH == 1 {
-                    visit.end(i);
-                } else {
-                    visit.outer_end(i);
-                }
-            } else if V::DEPTH == 2 && level == 5 {
-                // A member of an object at depth 2 ends (its next key, if any, goes to
-                // the visitor through `element`).
-                visit.end(i);
-            } else if level & 1 != 0 && s as u16 == u16::from_le_bytes(*b",\"") {
-                // The next member of an object inside the outermost, its key right
-                // after the comma.
+            if level & 1 != 0 && s as u16 == u16::from_le_bytes(*b",\"") {
+                // The next member of an object, its key right after the comma.
                 if let Some(value) = nested_key(b, i + 1) {
                     (i, w) = value;
                     break;
                 }
+            } else if level < 2 {
+                // The outermost value ended (`level` is 0: no container is open).
+                return Ok(i);
             }
             if s as u8 <= b' ' {
                 i = skip_ws(b, i);
@@ -332,7 +241,7 @@ fn walk_words<V: Visit>(
                     i = skip_ws(b, i);
                     next = byte_at(b, i);
                 }
-                (i, w) = element(b, i, next, level & 1 != 0, level >> 1, visit)?;
+                (i, w) = element(b, i, next, level & 1 != 0)?;
                 break;
             }
             // `}` is `]` and 0x20.
@@ -350,58 +259,30 @@ fn walk_words<V: Visit>(
 /// The general walk and the fast build's, without the end-of-input rule: for the unit
 /// tests that pin the second to the first.
 #[cfg(test)]
-pub(super) fn walks<V: Visit>(
-    b: &[u8],
-    i: usize,
-    max_depth: u16,
-    general: &mut V,
-    words: &mut V,
-) -> [Result<usize, ScanError>; 2] {
-    [
-        walk(b, i, max_depth, general),
-        walk_words(b, i, max_depth, words),
-    ]
+pub(super) fn walks(b: &[u8], i: usize, max_depth: u16) -> [Result<usize, ScanError>; 2] {
+    [walk(b, i, max_depth), walk_words(b, i, max_depth)]
 }
 
 /// For [`walk_words`]: a member or element starts at `i`, whose byte is `first`,
-/// whitespace skipped; inside `open` containers, the innermost an object if
-/// `in_object`. The offset of its value (after the key, if a member) and the bytes
-/// from there, at least the first six. A key of an object at the visitor's depth that
-/// it knows ([`Visit::known_key`]) is taken as it says; a key of any other object,
-/// plain ASCII with its `":` right after it, is one run of plain bytes and one word;
-/// any other goes to [`member`].
+/// whitespace skipped, in an object if `in_object`. The offset of its value (after the
+/// key, if a member) and the bytes from there, at least the first six. A key of plain
+/// ASCII with its `":` right after it is one run of plain bytes and one word; any other
+/// goes to [`member`].
 #[inline(always)]
-fn element<V: Visit>(
-    b: &[u8],
-    i: usize,
-    first: u8,
-    in_object: bool,
-    open: usize,
-    visit: &mut V,
-) -> Result<(usize, u64), ScanError> {
+fn element(b: &[u8], i: usize, first: u8, in_object: bool) -> Result<(usize, u64), ScanError> {
     if !in_object {
         return Ok((i, word_at(b, i)));
     }
-    if first == b'"' && V::REPORTS && open == V::DEPTH {
-        // A key the visitor knows, its value right after the colon.
-        let known = visit.known_key(i);
-        if known != 0 {
-            let w = word_at(b, known);
-            if w as u8 > b' ' {
-                return Ok((known, w));
-            }
-        }
-    } else if first == b'"' {
+    if first == b'"' {
         if let Some(value) = nested_key(b, i) {
             return Ok(value);
         }
     }
-    let value = member(b, i, open, visit)?;
+    let value = member(b, i)?;
     Ok((value, word_at(b, value)))
 }
 
-/// For [`walk_words`]: the key whose opening quote is at `i`, in an object inside the
-/// outermost one, when it is plain ASCII with its `":` right after it: the offset of
+/// For [`walk_words`]: the key whose opening quote is at `i`, when it is plain ASCII with its `":` right after it: the offset of
 /// its value (whitespace skipped) and the bytes from there, at least the first six.
 /// Otherwise `None`, and the key goes to [`member`].
 #[inline(always)]
@@ -442,23 +323,11 @@ fn is_object_at(words: &[u32; WORDS], open: usize) -> bool {
         .is_some_and(|w| w & (1 << (level % 32)) != 0)
 }
 
-/// The key and colon of a member, the key's opening quote expected at `i`, inside
-/// `open` containers: the offset of the value after the colon (whitespace skipped).
-/// The members of the objects at [`Visit::DEPTH`] are reported to `visit`.
+/// The key and colon of a member, the key's opening quote expected at `i`: the offset
+/// of the value after the colon (whitespace skipped).
 #[inline(always)]
-fn member<V: Visit>(b: &[u8], i: usize, open: usize, visit: &mut V) -> Result<usize, ScanError> {
-    // The compact build reads every key the general way (flash).
-    if super::FAST_PATHS && open == V::DEPTH && byte_at(b, i) == b'"' {
-        let known = visit.known_key(i);
-        if known != 0 {
-            return Ok(skip_ws(b, known));
-        }
-    }
-    let (key, key_end, value) = key_colon(b, i)?;
-    if open == V::DEPTH {
-        visit.key(key, key_end, value);
-    }
-    Ok(value)
+fn member(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    key_colon(b, i).map(|(_, _, value)| value)
 }
 
 /// An object key and its colon, the key's opening quote expected at `i`: where the key
