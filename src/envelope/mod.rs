@@ -1,12 +1,12 @@
 //! Envelope: the members of a Request (or Notification) object, and batches of them.
 //!
 //! The second room of the flow. [`parse`] validates all of the message as JSON (through
-//! [`scan`]) and picks out `jsonrpc`, `method`, `params` and `id`, in any
-//! order, in the same pass: the scanner reports each member of the outermost object as
-//! it ends (`members.rs` names them). On the fast build the object (or a batch's
-//! objects) is read by `object.rs` instead, member by member through the scanner's own
-//! rules, reporting to the same visitors; the general walk reads what that reader gives
-//! up on (invalid JSON, an empty batch) and names the error. A batch is validated whole first (nothing of an
+//! [`scan`]'s rules) and picks out `jsonrpc`, `method`, `params` and `id`, in any
+//! order, in the same pass: on the fast build `object.rs` validates the outermost
+//! object member by member and reports each member as it ends (`members.rs` names
+//! them); what it gives up on (invalid JSON, an empty batch) the validator reads from
+//! the start and names the error of. The compact build validates, then reads the
+//! members with the trusted skipper. A batch is validated whole first (nothing of an
 //! invalid batch may run); on the fast build the same pass records the request
 //! members of its first elements, and the elements are then handed out one by one,
 //! from those records or read with the trusted skipper (`batch.rs`), never validated
@@ -168,8 +168,8 @@ fn top<'a>(
     let max_depth = limits.depth_in_force();
     if !FAST_PATHS {
         // The compact build: validate, then read the members (or count the elements)
-        // as any object's (or array's) are read, with the trusted skipper; no visitor
-        // (flash). The unit tests pin this reader to the one-pass one.
+        // as any object's (or array's) are read, with the trusted skipper; `object.rs`
+        // is not linked (flash). The unit tests pin this reader to the one-pass one.
         let (start, end) = scan::text(input, max_depth)?;
         let message = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
         return Ok(match message.kind() {
