@@ -1,10 +1,10 @@
 //! The elements of a batch. On the fast build, the pass that validates a batch of
-//! requests (`object.rs`'s quick reader, or the scanner when it gives up) records the
-//! request members of its first [`RECORDED`] elements as it goes
-//! ([`ElementRecorder`]); once the whole batch is valid, these elements are handed out
-//! from their records, and any after them are read one at a time with the trusted
-//! skipper (`Slots::read`), never validated again. Batches of responses are counted in the
-//! validating pass and all read the second way. On the compact build the elements are
+//! requests (`object.rs`'s reader) records the request members of its first
+//! [`RECORDED`] elements as it goes ([`ElementRecorder`]); once the whole batch is
+//! valid, these elements are handed out from their records, and any after them are
+//! read one at a time with the trusted skipper (`Slots::read`), never validated again.
+//! Batches of responses are counted in the validating pass and all read the second
+//! way. On the compact build the elements are
 //! counted, then read as any array's (the trusted skip is the validator's own rules,
 //! `raw::skip_by_validating`, for flash).
 

@@ -1,6 +1,6 @@
 //! The envelope members of one object: which key names which member, and the slots
-//! their values are recorded in, as the scanner reports them (a single message) or as
-//! the trusted skipper finds them (a batch element).
+//! their values are recorded in, as the envelope's reader reports them (`object.rs`,
+//! a single message) or as the trusted skipper finds them (a batch element).
 
 use super::object::Visit;
 use crate::raw::{skip_trusted, RawJson, RawStr};

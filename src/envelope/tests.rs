@@ -1,7 +1,6 @@
 //! The envelope: decided cases, and the one-pass reader against a reference reader.
 
 use super::*;
-use crate::raw::Kind;
 
 fn single(input: &[u8]) -> Call<'_> {
     match parse(input, &Limits::DEFAULT) {
@@ -98,85 +97,16 @@ fn decided_invalid_cases() {
     }
 }
 
-/// The reference reader: `scan::text`, then the members of the object (or of each
-/// element) read as `RawJson::members` reads any object.
-fn reference_top(input: &[u8]) -> Result<Vec<Option<Slots<'_>>>, ScanError> {
-    fn slots(v: RawJson<'_>) -> Option<Slots<'_>> {
-        (v.kind() == Kind::Object).then(|| Slots::of_by_name(v))
-    }
-    let limits = &Limits::DEFAULT;
-    let (start, end) = scan::text(input, limits.depth_in_force())?;
-    let value = RawJson::trusted(&input[start..end]);
-    Ok(match value.kind() {
-        Kind::Array => value.elements().map(slots).collect(),
-        _ => std::vec![slots(value)],
-    })
+/// `parse` and `parse_response` of `input` give what the reference reader gives (the
+/// validator, then each object's members compared name by name), with the default
+/// limits: the check of `fuzzing.rs`, which the `validate` fuzz target runs too.
+fn agrees_with_the_reference_reader(input: &[u8]) {
+    fuzzing::quick_reader_agrees(input, Limits::DEFAULT.max_depth);
 }
 
-fn parse_reference(input: &[u8]) -> Result<Vec<Call<'_>>, ScanError> {
-    let limits = &Limits::DEFAULT;
-    let tops = reference_top(input)?;
-    let array = input[skip_ws(input, 0)] == b'[';
-    if array && (tops.is_empty() || tops.len() > limits.max_batch) {
-        let reason = if tops.is_empty() {
-            InvalidRequest::EmptyBatch
-        } else {
-            InvalidRequest::BatchTooLarge
-        };
-        return Ok(std::vec![Call::Invalid {
-            id: Id::NULL,
-            reason
-        }]);
-    }
-    Ok(tops
-        .into_iter()
-        .map(|s| match s {
-            Some(slots) => slots.request(limits),
-            None => Call::Invalid {
-                id: Id::NULL,
-                reason: InvalidRequest::NotAnObject,
-            },
-        })
-        .collect())
-}
-
-fn parse_calls(input: &[u8]) -> Result<Vec<Call<'_>>, ScanError> {
-    Ok(match parse(input, &Limits::DEFAULT)? {
-        Envelope::Single(call) => std::vec![call],
-        Envelope::Batch(batch) => batch.collect(),
-    })
-}
-
-fn response_list_reference(
-    input: &[u8],
-) -> Result<Vec<Result<Response<'_>, InvalidResponse>>, ScanError> {
-    let tops = reference_top(input)?;
-    let array = input[skip_ws(input, 0)] == b'[';
-    if array && tops.is_empty() {
-        return Ok(std::vec![Err(InvalidResponse::EmptyBatch)]);
-    }
-    if array && tops.len() > Limits::DEFAULT.max_batch {
-        return Ok(std::vec![Err(InvalidResponse::BatchTooLarge)]);
-    }
-    Ok(tops
-        .into_iter()
-        .map(|s| match s {
-            Some(slots) => slots.response(),
-            None => Err(InvalidResponse::NotAnObject),
-        })
-        .collect())
-}
-
-fn response_list(input: &[u8]) -> Result<Vec<Result<Response<'_>, InvalidResponse>>, ScanError> {
-    Ok(match parse_response(input, &Limits::DEFAULT)? {
-        ResponseMessage::Single(r) => std::vec![r],
-        ResponseMessage::Batch(b) => b.collect(),
-    })
-}
-
-/// The one-pass reader (members recorded as the scanner reports them, batch elements
-/// read by the trusted skipper, keys recognised a word at a time) gives what the
-/// reference reader gives, on the bench messages, each cut at every length and with
+/// The one-pass reader (members recorded as the quick reader reports them, batch
+/// elements read by the trusted skipper, keys recognised a word at a time) gives what
+/// the reference reader gives, on the bench messages, each cut at every length and with
 /// bytes changed.
 #[test]
 fn one_pass_agrees_with_the_reference_reader() {
@@ -215,12 +145,7 @@ fn one_pass_agrees_with_the_reference_reader() {
             inputs.push(m);
         }
         for input in &inputs {
-            assert_eq!(parse_calls(input), parse_reference(input), "{input:?}");
-            assert_eq!(
-                response_list(input),
-                response_list_reference(input),
-                "{input:?}"
-            );
+            agrees_with_the_reference_reader(input);
             checked += 1;
         }
     }
@@ -391,13 +316,11 @@ fn batches_around_the_recorded_count_agree_with_the_reference_reader() {
                     .collect();
                 let input = std::format!(" [{}] ", elements.join(sep));
                 let input = input.as_bytes();
-                assert_eq!(parse_calls(input), parse_reference(input), "{input:?}");
-                assert_eq!(response_list(input), response_list_reference(input));
+                agrees_with_the_reference_reader(input);
                 if first == 0 {
                     for cut in 0..input.len() {
                         let input = &input[..cut];
-                        assert_eq!(parse_calls(input), parse_reference(input));
-                        assert_eq!(response_list(input), response_list_reference(input));
+                        agrees_with_the_reference_reader(input);
                     }
                 }
                 // One element over `max_batch`, and exactly at it.
@@ -441,8 +364,7 @@ fn a_batch_too_long_to_record_agrees_with_the_reference_reader() {
         let input = std::format!("[{}]", elements.join(","));
         let input = input.as_bytes();
         assert!(input.len() > u16::MAX as usize);
-        assert_eq!(parse_calls(input), parse_reference(input));
-        assert_eq!(response_list(input), response_list_reference(input));
+        agrees_with_the_reference_reader(input);
     }
 }
 

@@ -282,9 +282,10 @@ fn element(b: &[u8], i: usize, first: u8, in_object: bool) -> Result<(usize, u64
     Ok((value, word_at(b, value)))
 }
 
-/// For [`walk_words`]: the key whose opening quote is at `i`, when it is plain ASCII with its `":` right after it: the offset of
-/// its value (whitespace skipped) and the bytes from there, at least the first six.
-/// Otherwise `None`, and the key goes to [`member`].
+/// For [`walk_words`]: the key whose opening quote is at `i`, when it is plain ASCII
+/// with its `":` right after it: the offset of its value (whitespace skipped) and the
+/// bytes from there, at least the first six. Otherwise `None`, and the key goes to
+/// [`member`].
 #[inline(always)]
 fn nested_key(b: &[u8], i: usize) -> Option<(usize, u64)> {
     let end = simd::plain_ascii_end(b, i + 1);
