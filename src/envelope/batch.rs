@@ -318,6 +318,8 @@ impl Visit for Counter {
 
     fn end(&mut self, _: usize) {}
 
+    fn version(&mut self, _: usize) {}
+
     #[inline]
     fn element_end(&mut self, _: usize) {
         self.len += 1;
@@ -394,6 +396,14 @@ impl Visit for ElementRecorder<'_, '_> {
                 value.saturating_sub(self.base) as u16,
                 end.saturating_sub(self.base) as u16,
             ];
+        }
+    }
+
+    #[inline(always)]
+    fn version(&mut self, _: usize) {
+        // The element's first member: no other `jsonrpc` was recorded for it.
+        if let Some(element) = self.recorded.get_mut(self.len) {
+            element.flags |= VERSION;
         }
     }
 

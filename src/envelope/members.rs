@@ -197,8 +197,8 @@ impl<'a> Slots<'a> {
     /// validated already (a batch element, on the fast build); returns the offset after
     /// its `}`. The common keys are read a word at a time ([`known_key`]), values are
     /// skipped by the trusted skipper. On input that is not valid JSON it ends without
-    /// panicking, at or before the end of the input. The unit tests pin it to
-    /// [`of`](Self::of).
+    /// panicking, at or before the end of the input. The unit tests pin it to the
+    /// reference reader (`of_by_name`, after the validator).
     pub(super) fn read(&mut self, input: &'a [u8], start: usize) -> usize {
         let mut i = skip_ws(input, start + 1);
         while byte_at(input, i) == b'"' {
@@ -278,7 +278,7 @@ impl<'a> MemberStart<'a> {
     }
 
     /// [`Visit::known_key`]: a key read a word at a time ([`known_key`]), taken as
-    /// begun; the offset after its colon, or 0.
+    /// begun; the offset of its value (whitespace skipped), or 0.
     #[inline(always)]
     pub(super) fn known_key(&mut self, i: usize) -> usize {
         if !FAST_PATHS {
@@ -289,7 +289,7 @@ impl<'a> MemberStart<'a> {
             Some((member, after)) => {
                 self.member = member;
                 self.value = skip_ws(self.input, after);
-                after
+                self.value
             }
             None => 0,
         }
@@ -343,6 +343,13 @@ impl Visit for Recorder<'_, '_> {
     fn end(&mut self, end: usize) {
         if let Some(v) = self.current.input.get(self.current.value..end) {
             self.slots.record(self.current.member, RawJson::trusted(v));
+        }
+    }
+
+    #[inline(always)]
+    fn version(&mut self, value: usize) {
+        if let Some(v) = self.current.input.get(value..value + 5) {
+            self.slots.record(Member::Jsonrpc, RawJson::trusted(v));
         }
     }
 }

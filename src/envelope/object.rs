@@ -1,10 +1,14 @@
 //! A message validated and read in one pass (the fast build): the envelope's object,
 //! or a batch of them, member after member, the envelope's names read a word at a time
 //! ([`Visit::known_key`]) and any other key by the walk's own rule
-//! (`scan::key_colon`), each value validated by the scanner's own rules, each member
+//! (`scan::key_colon`), each value validated by the scanner's own rules (an array by
+//! `scan::array`, which reads an array of scalars without the walk's setup), each member
 //! reported to a [`Visit`]: the slots of a message (`members::Recorder`), the records
 //! of a batch (`batch::ElementRecorder`), or a count of its elements
 //! (`batch::Counter`).
+//!
+//! Most senders open with `{"jsonrpc":"2.0",` ([`OPENING`]): that first member is
+//! compared whole and reported through [`Visit::version`].
 //!
 //! It gives up on anything that is not valid JSON (and on an empty batch, or a nesting
 //! limit below what it needs), and the message goes to the validator from its start,
@@ -20,17 +24,21 @@ use crate::scan::{self, byte_at, skip_ws};
 /// object of a message, or each object of a batch), as it passes them. Offsets are
 /// into the input.
 pub(super) trait Visit {
-    /// At the opening quote `i` of a key: the offset just past the colon after it, when
-    /// the bytes from `i` are exactly a key and colon that this visitor knows (plain
-    /// ASCII letters, so valid JSON, which the reader then does not read again) and it
-    /// has taken that member as begun; otherwise 0, and the reader reads the key by the
-    /// walk's rule and calls [`key`](Self::key).
+    /// At the opening quote `i` of a key: the offset of its value (after the colon and
+    /// any whitespace), when the bytes from `i` are exactly a key and colon that this
+    /// visitor knows (plain ASCII letters, so valid JSON, which the reader then does
+    /// not read again) and it has taken that member as begun; otherwise 0, and the
+    /// reader reads the key by the walk's rule and calls [`key`](Self::key).
     fn known_key(&mut self, i: usize) -> usize;
     /// A member begins: its key at `key..key_end` (quotes included), its value at
     /// `value` (after the colon and any whitespace).
     fn key(&mut self, key: usize, key_end: usize, value: usize);
     /// The member that began last ends at `end`.
     fn end(&mut self, end: usize);
+    /// The object began with [`OPENING`]: its first member is `jsonrpc`, its value
+    /// the string `"2.0"` at `value..value + 5`, read whole (no [`key`](Self::key) or
+    /// [`end`](Self::end) is reported for it).
+    fn version(&mut self, value: usize);
     /// In a batch: an element (an object or any other value) ends at `end`.
     #[inline(always)]
     fn element_end(&mut self, _end: usize) {}
@@ -87,17 +95,25 @@ pub(super) fn batch<V: Visit>(
 /// or `None` at anything that is not valid JSON.
 #[inline(always)]
 fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Option<usize> {
-    let mut i = skip_ws(input, at + 1);
-    if byte_at(input, i) == b'}' {
-        return Some(i + 1);
+    let mut i = if input.get(at..).and_then(|r| r.first_chunk()) == Some(OPENING) {
+        // Its first member and the comma after it, in two words and a byte.
+        visit.version(at + 11);
+        skip_ws(input, at + OPENING.len())
+    } else {
+        let i = skip_ws(input, at + 1);
+        if byte_at(input, i) == b'}' {
+            return Some(i + 1);
+        }
+        i
+    };
+    if byte_at(input, i) != b'"' {
+        return None;
     }
     loop {
-        if byte_at(input, i) != b'"' {
-            return None;
-        }
-        let after = visit.known_key(i);
-        let start = if after != 0 {
-            skip_ws(input, after)
+        // Here a key's opening quote is at `i`.
+        let known = visit.known_key(i);
+        let start = if known != 0 {
+            known
         } else {
             let (key, key_end, value) = other_key(input, i)?;
             visit.key(key, key_end, value);
@@ -106,6 +122,7 @@ fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Opti
         let end = match byte_at(input, start) {
             b'"' => scan::string(input, start).ok()?,
             b'-' | b'0'..=b'9' => scan::number(input, start).ok()?,
+            b'[' => scan::array(input, start, inner)?,
             _ => scan::value(input, start, inner).ok()?,
         };
         visit.end(end);
@@ -115,8 +132,16 @@ fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Opti
             b'}' => return Some(i + 1),
             _ => return None,
         }
+        if byte_at(input, i) != b'"' {
+            return None;
+        }
     }
 }
+
+/// How most senders begin a message (and each element of a batch): the object's
+/// `{`, `jsonrpc` as its first member with the value `"2.0"`, and the comma after it.
+/// Valid JSON as it stands, so the reader compares it whole and reads on after it.
+pub(super) const OPENING: &[u8; 17] = b"{\"jsonrpc\":\"2.0\",";
 
 /// Any other key than those the visitor knows (another name, escapes, whitespace before
 /// the colon), its quote at `i`, by the walk's own rule: where it starts and ends, and

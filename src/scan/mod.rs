@@ -41,7 +41,7 @@ pub(crate) use string::escape_at;
 #[cfg(feature = "serde")]
 pub(crate) use string::hex_digit;
 pub(crate) use string::string;
-pub(crate) use value::{key_colon, value};
+pub(crate) use value::{array, key_colon, value};
 
 /// The default nesting limit: an input may open this many containers (objects and
 /// arrays) inside each other; one more is a parse error. The same number as

@@ -202,6 +202,47 @@ fn word_walk_agrees_with_the_general_walk() {
     assert!(checked > 10_000, "{checked}");
 }
 
+/// The array reader gives `value`'s verdict on every input, from every start, at four
+/// depth limits: the end of the same array, or nothing where `value` errs. Among the
+/// checks are arrays it reads whole, and arrays in which it hands a nested container
+/// to the word walk.
+#[test]
+fn array_reader_agrees_with_the_walk() {
+    let own: [&[u8]; 8] = [
+        br#"[1,"two",true,false,null,-3.5e2,"\u00e9"]"#,
+        br#"[1, 2, {"a": [3, {"b": 4}]}, "five", [6]]"#,
+        br#"[[[[1]]], 2, "and some more after it"]"#,
+        br#"["a string of more than sixteen bytes", 12345678901234567890]"#,
+        br#"[1,2,3,4,5,6,7,8,9,10,]"#,
+        br#"[1,2,3,4,5,6,7,8 9,10]"#,
+        br#"[1,2,3,4,5,{"a":1],7,8,9,10]"#,
+        br#"[ "x" , { } , [ ] , tru ]"#,
+    ];
+    let inputs = compact_and_spaced().chain(own.iter().map(|b| b.to_vec()));
+    let (mut whole, mut handed) = (0, 0);
+    for input in inputs {
+        let starts = if input.len() <= 300 { input.len() } else { 1 };
+        for i in 0..starts.max(1) {
+            for depth in [DEFAULT_MAX_DEPTH, 3, 1, 0] {
+                let want = value(&input, i, depth).ok();
+                assert_eq!(array(&input, i, depth), want, "{input:?} from {i}, {depth}");
+                if want.is_some() && byte_at(&input, i) == b'[' && input.len() >= 16 {
+                    let inner = &input[i + 1..want.unwrap_or(0)];
+                    if inner.contains(&b'[') || inner.contains(&b'{') {
+                        handed += 1;
+                    } else {
+                        whole += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        whole > 100 && handed > 100,
+        "{whole} read whole, {handed} handed over"
+    );
+}
+
 /// `word_at` reads what `byte_at` reads, at every offset near and past the end.
 #[test]
 fn word_at_reads_as_byte_at() {
