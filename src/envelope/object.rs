@@ -18,7 +18,7 @@
 //! and the `validate` fuzz target pin what `parse` makes of it to a reference reader
 //! (`fuzzing.rs`).
 
-use crate::scan::{self, byte_at, skip_ws};
+use crate::scan::{self, byte_at, skip_ws, skip_ws_to};
 
 /// What the reader reports of the members of the objects it reads (the outermost
 /// object of a message, or each object of a batch), as it passes them. Offsets are
@@ -70,22 +70,21 @@ pub(super) fn batch<V: Visit>(
     let max_depth = max_depth.min(scan::MAX_DEPTH_LIMIT);
     // The batch is one level and an element another.
     let (element, inner) = (max_depth.checked_sub(1)?, max_depth.checked_sub(2)?);
-    let mut i = skip_ws(input, at + 1);
-    loop {
-        let end = match byte_at(input, i) {
-            b'{' => members(input, i, inner, visit)?,
-            b']' => return None,
-            _ => scan::value(input, i, element).ok()?,
+    let mut i = at + 1;
+    let close = loop {
+        let end = match skip_ws_to(input, i) {
+            (object, b'{') => members(input, object, inner, visit)?,
+            (_, b']') => return None,
+            (value, _) => scan::value(input, value, element).ok()?,
         };
         visit.element_end(end);
-        i = skip_ws(input, end);
-        match byte_at(input, i) {
-            b',' => i = skip_ws(input, i + 1),
-            b']' => break,
+        match skip_ws_to(input, end) {
+            (comma, b',') => i = comma + 1,
+            (close, b']') => break close,
             _ => return None,
         }
-    }
-    let end = i + 1;
+    };
+    let end = close + 1;
     ends_at(input, end).then_some(end)
 }
 
@@ -126,14 +125,14 @@ fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Opti
             _ => scan::value(input, start, inner).ok()?,
         };
         visit.end(end);
-        i = skip_ws(input, end);
-        match byte_at(input, i) {
-            b',' => i = skip_ws(input, i + 1),
-            b'}' => return Some(i + 1),
+        match skip_ws_to(input, end) {
+            (comma, b',') => i = comma + 1,
+            (close, b'}') => return Some(close + 1),
             _ => return None,
         }
-        if byte_at(input, i) != b'"' {
-            return None;
+        match skip_ws_to(input, i) {
+            (key, b'"') => i = key,
+            _ => return None,
         }
     }
 }

@@ -158,6 +158,18 @@ pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
     skip_ws_run(b, i)
 }
 
+/// [`skip_ws`] from `i`, and the byte there as [`byte_at`] reads it: where there is no
+/// whitespace (compact JSON), one read for both.
+#[inline(always)]
+pub(crate) fn skip_ws_to(b: &[u8], i: usize) -> (usize, u8) {
+    let c = byte_at(b, i);
+    if FAST_PATHS && c > b' ' {
+        return (i, c);
+    }
+    let i = skip_ws_run(b, i);
+    (i, byte_at(b, i))
+}
+
 // A byte above the space ends it in one compare (the compact build calls it for every
 // gap, most of them empty), then the four bytes without a lookup mask (no registers
 // to save for it on a Cortex-M).

@@ -13,7 +13,9 @@
 
 use super::number::{number, number_words};
 use super::string::{string, string_blocks};
-use super::{byte_at, fail, skip_ws, word_at, ScanError, ScanErrorKind, MAX_DEPTH_LIMIT};
+use super::{
+    byte_at, fail, skip_ws, skip_ws_to, word_at, ScanError, ScanErrorKind, MAX_DEPTH_LIMIT,
+};
 use crate::simd;
 
 const WORDS: usize = (MAX_DEPTH_LIMIT / 32) as usize;
@@ -87,10 +89,9 @@ pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
             b'{' | b'[' => return walk_from(b, i, max_depth, true).ok(),
             _ => return None,
         };
-        i = skip_ws(b, i);
-        match byte_at(b, i) {
-            b',' => i = skip_ws(b, i + 1),
-            b']' => return Some(i + 1),
+        match skip_ws_to(b, i) {
+            (comma, b',') => i = skip_ws(b, comma + 1),
+            (close, b']') => return Some(close + 1),
             _ => return None,
         }
     }
