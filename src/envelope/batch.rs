@@ -105,36 +105,50 @@ impl<'a> BatchElements<'a> {
         Some(element)
     }
 
+    /// The next element of a batch of requests as the validating pass recorded it (the
+    /// fast build), if it did: its envelope members (`None` when it is not an object).
+    /// `None` when it has no record or there is none left; then
+    /// [`next_into`](Self::next_into) reads it.
+    #[inline(always)]
+    pub(super) fn next_recorded(&mut self, records: &mut Records) -> Option<Option<Slots<'a>>> {
+        let (batch, start) = (self.batch, self.pos);
+        if start >= batch.len() {
+            return None;
+        }
+        let (slots, end) = records.take(batch, start)?;
+        self.step(end);
+        Some(slots)
+    }
+
     /// Reads the next element (the fast build): `Some(true)` when it is an object (its
     /// envelope members put into `slots`, which start empty), `Some(false)` when it is
-    /// not, `None` after the last one. From its record in `records` when the
-    /// validating pass made one, else with the trusted skipper.
+    /// not, `None` after the last one. With the trusted skipper.
     #[inline(always)]
-    pub(super) fn next_into(
-        &mut self,
-        slots: &mut Slots<'a>,
-        records: Option<&mut Records>,
-    ) -> Option<bool> {
+    pub(super) fn next_into(&mut self, slots: &mut Slots<'a>) -> Option<bool> {
         let (batch, start) = (self.batch, self.pos);
         if start >= batch.len() || byte_at(batch, start) == b']' {
             return None;
         }
-        let recorded = records.and_then(|r| r.take(batch, start, slots));
-        let (object, end) = if let Some(recorded) = recorded {
-            recorded
-        } else if byte_at(batch, start) != b'{' {
+        let (object, end) = if byte_at(batch, start) != b'{' {
             (false, skip_trusted(batch, start))
         } else {
             // The envelope keys a word at a time (see `Slots::read`).
             (true, slots.read(batch, start))
         };
+        self.step(end);
+        Some(object)
+    }
+
+    /// Past the element that ends at `end`, and the comma after it.
+    #[inline(always)]
+    fn step(&mut self, end: usize) {
+        let batch = self.batch;
         let next = skip_ws(batch, end);
         self.pos = if byte_at(batch, next) == b',' {
             skip_ws(batch, next + 1)
         } else {
             batch.len()
         };
-        Some(object)
     }
 }
 
@@ -165,16 +179,10 @@ impl Records {
     const NONE: Self = Self {};
 
     /// The next element, at `start` in `batch`, from its record, if the validating
-    /// pass recorded it: whether it is an object (its members then put into `slots`),
-    /// and the offset after it.
+    /// pass recorded it: its members if it is an object, and the offset after it.
     #[cfg(jsonrpc_slice_fast)]
     #[inline(always)]
-    fn take<'a>(
-        &mut self,
-        batch: &'a [u8],
-        start: usize,
-        slots: &mut Slots<'a>,
-    ) -> Option<(bool, usize)> {
+    fn take<'a>(&mut self, batch: &'a [u8], start: usize) -> Option<(Option<Slots<'a>>, usize)> {
         let index = self.next;
         if index >= self.len {
             return None;
@@ -184,8 +192,7 @@ impl Records {
         if element.flags & READ_AGAIN != 0 {
             return None;
         }
-        let object = byte_at(batch, start) == b'{';
-        if object {
+        let slots = (byte_at(batch, start) == b'{').then(|| {
             let value = |[from, to]: [u16; 2]| {
                 (to != 0)
                     .then(|| batch.get(from as usize..to as usize))
@@ -194,18 +201,18 @@ impl Records {
             };
             let version = (element.flags & VERSION != 0).then(|| RawJson::trusted(b"\"2.0\""));
             let [method, params, id] = element.spans;
-            *slots = Slots::of_request_members(
+            Slots::of_request_members(
                 [version, value(method), value(params), value(id)],
                 element.flags,
-            );
-        }
-        Some((object, element.end as usize))
+            )
+        });
+        Some((slots, element.end as usize))
     }
 
     /// The compact build records nothing.
     #[cfg(not(jsonrpc_slice_fast))]
     #[inline(always)]
-    fn take<'a>(&mut self, _: &'a [u8], _: usize, _: &mut Slots<'a>) -> Option<(bool, usize)> {
+    fn take<'a>(&mut self, _: &'a [u8], _: usize) -> Option<(Option<Slots<'a>>, usize)> {
         None
     }
 }

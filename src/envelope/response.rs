@@ -125,7 +125,7 @@ impl<'a> Iterator for ResponseBatch<'a> {
             return Some(response_of(self.elements.next_value()?));
         }
         let mut slots = Slots::default();
-        Some(if self.elements.next_into(&mut slots, None)? {
+        Some(if self.elements.next_into(&mut slots)? {
             slots.response()
         } else {
             Err(InvalidResponse::NotAnObject)
