@@ -83,9 +83,7 @@ pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
         i = match byte_at(b, i) {
             b'"' => string(b, i).ok()?,
             b'-' | b'0'..=b'9' => number(b, i).ok()?,
-            b't' => literal(b, i, b"true").ok()?,
-            b'f' => literal(b, i, b"false").ok()?,
-            b'n' => literal(b, i, b"null").ok()?,
+            b't' | b'f' | b'n' => literal(b, i).ok()?,
             b'{' | b'[' => return walk_from(b, i, max_depth, true).ok(),
             _ => return None,
         };
@@ -144,14 +142,7 @@ fn walk(b: &[u8], mut i: usize, max_depth: u16) -> Result<usize, ScanError> {
             }
             b'"' => i = string(b, i)?,
             b'-' | b'0'..=b'9' => i = number(b, i)?,
-            c @ (b't' | b'f' | b'n') => {
-                let lit: &'static [u8] = match c {
-                    b't' => b"true",
-                    b'f' => b"false",
-                    _ => b"null",
-                };
-                i = literal(b, i, lit)?;
-            }
+            b't' | b'f' | b'n' => i = literal(b, i)?,
             _ => return Err(fail(ScanErrorKind::UnexpectedByte, i)),
         }
         // Here a value just ended at `i`: separators and closers, until a value starts
@@ -237,14 +228,9 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, in_array: bool) -> Result<
                 i += 5;
                 word_at(b, i)
             }
-            c @ (b't' | b'f' | b'n') => {
+            b't' | b'f' | b'n' => {
                 // Not the literal: the general rule names the byte.
-                let lit: &'static [u8] = match c {
-                    b't' => b"true",
-                    b'f' => b"false",
-                    _ => b"null",
-                };
-                i = literal(b, i, lit)?;
+                i = literal(b, i)?;
                 word_at(b, i)
             }
             c @ (b'{' | b'[') => {
@@ -408,10 +394,15 @@ pub(crate) fn key_colon(b: &[u8], i: usize) -> Result<(usize, usize, usize), Sca
     Ok((i, key_end, skip_ws(b, colon + 1)))
 }
 
-/// Checks the literal `lit` (`true`, `false` or `null`) at `i`; returns the offset
-/// after it.
+/// Checks the literal (`true`, `false` or `null`, by its first byte: `t`, `f`, or
+/// anything else for `null`) at `i`; returns the offset after it.
 #[inline(always)]
-fn literal(b: &[u8], i: usize, lit: &'static [u8]) -> Result<usize, ScanError> {
+fn literal(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    let lit: &'static [u8] = match byte_at(b, i) {
+        b't' => b"true",
+        b'f' => b"false",
+        _ => b"null",
+    };
     for (k, &want) in lit.iter().enumerate() {
         if byte_at(b, i + k) != want {
             return Err(fail(ScanErrorKind::UnexpectedByte, i + k));
