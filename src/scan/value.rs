@@ -81,7 +81,7 @@ pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
     }
     loop {
         i = match byte_at(b, i) {
-            b'"' => string(b, i).ok()?,
+            b'"' => element_string(b, i)?,
             b'-' | b'0'..=b'9' => number(b, i).ok()?,
             b't' | b'f' | b'n' => literal(b, i).ok()?,
             b'{' | b'[' => return walk_from(b, i, max_depth, true).ok(),
@@ -93,6 +93,15 @@ pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
             _ => return None,
         }
     }
+}
+
+/// For [`array`]: the string whose quote is at `i`, by the string rule, out of line.
+/// Inlined into the envelope's reader, a long string's loop reloaded its constants on
+/// every block: a long plain ASCII param cost 0.70 instructions a byte, 0.64 so (06:
+/// 6,749 instructions inlined, 6,787 so).
+#[inline(never)]
+fn element_string(b: &[u8], i: usize) -> Option<usize> {
+    string(b, i).ok()
 }
 
 /// [`value`], its errors as the rules give them.
