@@ -96,7 +96,7 @@ pub(super) fn batch<V: Visit>(
 fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Option<usize> {
     let mut i = if input.get(at..).and_then(|r| r.first_chunk()) == Some(OPENING) {
         // Its first member and the comma after it, in two words and a byte.
-        visit.version(at + 11);
+        visit.version(at + OPENING.len() - b"\"2.0\",".len());
         skip_ws(input, at + OPENING.len())
     } else {
         let i = skip_ws(input, at + 1);
