@@ -115,11 +115,14 @@ fn inputs() -> Vec<Vec<u8>> {
     for level in (0..100).rev() {
         deep.push(if level % 3 == 1 { b']' } else { b'}' });
     }
-    let mut wrong = deep.clone();
-    let at = wrong.len() - 70;
-    wrong[at] ^= b'}' ^ b']';
+    // Closed wrong where the kind is held in the register, and where it was spilled.
+    for from_end in [70, 10] {
+        let mut wrong = deep.clone();
+        let at = wrong.len() - from_end;
+        wrong[at] ^= b'}' ^ b']';
+        seeds.push(wrong);
+    }
     seeds.push(deep);
-    seeds.push(wrong);
     let mut all = Vec::new();
     let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
     let specials = *b"\"\\]}[{,:u0 \x01\x7f\x80\xc3\xed\xf4";
