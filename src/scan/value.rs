@@ -231,7 +231,14 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, in_array: bool) -> Result<
                     word_at(b, i)
                 }
             }
-            b'-' | b'0'..=b'9' => {
+            // Apart, so that each arm's copy of `number_words` knows which its first byte
+            // is (the first: a short number at once).
+            b'1'..=b'9' => {
+                let after;
+                (i, after) = number_words(b, i, w)?;
+                after
+            }
+            b'-' | b'0' => {
                 let after;
                 (i, after) = number_words(b, i, w)?;
                 after
