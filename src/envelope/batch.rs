@@ -17,7 +17,7 @@ use crate::raw::{skip_trusted, Cursor, RawJson};
 use crate::scan::{byte_at, skip_ws};
 #[cfg(jsonrpc_slice_fast)]
 use {
-    super::members::{Member, MemberStart},
+    super::members::{Member, MemberStart, VERSION_LEXEME},
     super::object,
     super::{Call, Envelope},
     crate::id::Id,
@@ -199,7 +199,7 @@ impl Records {
                     .flatten()
                     .map(RawJson::trusted)
             };
-            let version = (element.flags & VERSION != 0).then(|| RawJson::trusted(b"\"2.0\""));
+            let version = (element.flags & VERSION != 0).then(|| RawJson::trusted(VERSION_LEXEME));
             let [method, params, id] = element.spans;
             Slots::of_request_members(
                 [version, value(method), value(params), value(id)],
@@ -387,10 +387,18 @@ impl Visit for ElementRecorder<'_, '_> {
             if element.flags & (VERSION | READ_AGAIN) != 0 {
                 element.flags |= 1 << Member::Jsonrpc as u8;
             }
-            // `"2.0"`: its five bytes, and nothing after them.
-            const V2: u64 = u64::from_le_bytes(*b"\"2.0\"\0\0\0");
+            // `VERSION_LEXEME`: its five bytes, and nothing after them.
+            const V2: u64 = {
+                let mut w = [0; 8];
+                let mut k = 0;
+                while k < VERSION_LEXEME.len() {
+                    w[k] = VERSION_LEXEME[k];
+                    k += 1;
+                }
+                u64::from_le_bytes(w)
+            };
             let five = word_at(self.current.input, value) & 0xFF_FFFF_FFFF;
-            element.flags |= if five == V2 && end == value + 5 {
+            element.flags |= if five == V2 && end == value + VERSION_LEXEME.len() {
                 VERSION
             } else {
                 READ_AGAIN

@@ -27,6 +27,17 @@ pub(super) enum Member {
     Other = 6,
 }
 
+/// The version a request or a response must give, `jsonrpc`'s value (escapes decoded).
+pub(super) const VERSION: &str = "2.0";
+/// [`VERSION`] as most senders write it: the JSON string, five bytes, no escapes. The
+/// readers that find it so take it whole.
+pub(super) const VERSION_LEXEME: &[u8; 5] = b"\"2.0\"";
+const _: () = {
+    let (text, lexeme) = (VERSION.as_bytes(), VERSION_LEXEME);
+    assert!(lexeme[0] == b'"' && lexeme[4] == b'"' && text.len() == 3);
+    assert!(text[0] == lexeme[1] && text[1] == lexeme[2] && text[2] == lexeme[3]);
+};
+
 /// The names of the members, in the order of [`Member`].
 const NAMES: [&str; 6] = ["jsonrpc", "method", "params", "id", "result", "error"];
 /// The first four of [`NAMES`]: the members of a Request object, all that a request's
@@ -187,8 +198,8 @@ impl<'a> Slots<'a> {
     pub(super) fn version_ok(&self) -> bool {
         match self.get(Member::Jsonrpc) {
             // As most senders write it (the fast build only: flash).
-            Some(v) if FAST_PATHS && v.as_bytes() == b"\"2.0\"" => true,
-            Some(v) => v.as_str().is_some_and(|v| v.eq_str("2.0")),
+            Some(v) if FAST_PATHS && v.as_bytes() == VERSION_LEXEME => true,
+            Some(v) => v.as_str().is_some_and(|v| v.eq_str(VERSION)),
             None => false,
         }
     }
@@ -215,9 +226,11 @@ impl<'a> Slots<'a> {
                 }
             };
             let value_start = skip_ws(input, after_colon);
-            let value_end = match input.get(value_start..value_start + 5) {
-                // `"2.0"`, as most senders write it.
-                Some(b"\"2.0\"") if m == Member::Jsonrpc => value_start + 5,
+            let value_end = match input.get(value_start..value_start + VERSION_LEXEME.len()) {
+                // As most senders write it.
+                Some(v) if m == Member::Jsonrpc && v == VERSION_LEXEME => {
+                    value_start + VERSION_LEXEME.len()
+                }
                 _ => skip_trusted(input, value_start),
             };
             if let Some(value) = input.get(value_start..value_end) {
@@ -348,7 +361,7 @@ impl Visit for Recorder<'_, '_> {
 
     #[inline(always)]
     fn version(&mut self, value: usize) {
-        if let Some(v) = self.current.input.get(value..value + 5) {
+        if let Some(v) = self.current.input.get(value..value + VERSION_LEXEME.len()) {
             self.slots.record(Member::Jsonrpc, RawJson::trusted(v));
         }
     }

@@ -18,6 +18,7 @@
 //! and the `validate` fuzz target pin what `parse` makes of it to a reference reader
 //! (`fuzzing.rs`).
 
+use super::members::VERSION_LEXEME;
 use crate::scan::{self, byte_at, skip_ws, skip_ws_to};
 
 /// What the reader reports of the members of the objects it reads (the outermost
@@ -96,7 +97,7 @@ pub(super) fn batch<V: Visit>(
 fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Option<usize> {
     let mut i = if input.get(at..).and_then(|r| r.first_chunk()) == Some(OPENING) {
         // Its first member and the comma after it, in two words and a byte.
-        visit.version(at + OPENING.len() - b"\"2.0\",".len());
+        visit.version(at + OPENING.len() - VERSION_LEXEME.len() - 1);
         skip_ws(input, at + OPENING.len())
     } else {
         let i = skip_ws(input, at + 1);
@@ -141,6 +142,15 @@ fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Opti
 /// `{`, `jsonrpc` as its first member with the value `"2.0"`, and the comma after it.
 /// Valid JSON as it stands, so the reader compares it whole and reads on after it.
 pub(super) const OPENING: &[u8; 17] = b"{\"jsonrpc\":\"2.0\",";
+// OPENING's version is `VERSION_LEXEME`, just before its comma.
+const _: () = {
+    let at = OPENING.len() - VERSION_LEXEME.len() - 1;
+    let mut k = 0;
+    while k < VERSION_LEXEME.len() {
+        assert!(OPENING[at + k] == VERSION_LEXEME[k]);
+        k += 1;
+    }
+};
 
 /// Any other key than those the visitor knows (another name, escapes, whitespace before
 /// the colon), its quote at `i`, by the walk's own rule: where it starts and ends, and
