@@ -20,6 +20,21 @@ fn load(chunk: &[u8; 16]) -> __m128i {
     unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) }
 }
 
+/// The two vectors of 32 bytes.
+#[inline(always)]
+fn load2(pair: &[u8; 32]) -> [__m128i; 2] {
+    let p = pair.as_ptr();
+    // SAFETY: two 16-byte reads (no alignment needed, see `load`) at offsets 0 and 16
+    // of a `&[u8; 32]`: the second ends at byte 32, so both are in bounds and
+    // initialised. SSE2 is enabled.
+    unsafe {
+        [
+            _mm_loadu_si128(p.cast::<__m128i>()),
+            _mm_loadu_si128(p.add(16).cast::<__m128i>()),
+        ]
+    }
+}
+
 /// The four vectors of a 64-byte block.
 #[inline(always)]
 fn load4(block: &[u8; 64]) -> [__m128i; 4] {
@@ -90,9 +105,9 @@ fn end(
     short: fn(&[u8], usize) -> usize,
 ) -> usize {
     let len = b.len();
-    // The first 16 bytes alone (most runs are short), then 64 bytes at a time while
-    // none stops (one mask move and one branch per block); the block with a stop is
-    // searched again 16 bytes at a time below. Whether the 16 are there is asked as
+    // The first 16 bytes alone (most runs are short), then 32, then 64 bytes at a time
+    // while none stops (one mask move and one branch per block); near the end of the
+    // slice, 16 bytes at a time below. Whether the 16 are there is asked as
     // `i < len - 15` with `len >= 16`: one compare where the caller knows `len >= 16`
     // (the scanner's word walk), and the compiler then knows the chunk is in bounds.
     let first = if i < len.wrapping_sub(15) && len >= 16 {
@@ -106,15 +121,26 @@ fn end(
             return i + m.trailing_zeros() as usize;
         }
         i += 16;
+        // Then the next 32 (most of the rest of the runs end there: a hex string of an
+        // address or a hash, a log line), then 64 at a time.
+        if let Some(pair) = b.get(i..).and_then(|r| r.first_chunk::<32>()) {
+            let [low, high] = load2(pair);
+            let m = bits(stops(low)) | bits(stops(high)) << 16;
+            if m != 0 {
+                return i + m.trailing_zeros() as usize;
+            }
+            i += 32;
+        }
         // The same for each block: `i < len - 63` with `len >= 64` (the second and the
-        // subtraction the same each time round), one compare a block.
+        // subtraction the same each time round), one compare a block. The block with a
+        // stop has its four masks put together, and the first stop taken from them.
         while i < len.wrapping_sub(63) && len >= 64 {
             let Some(block) = b.get(i..).and_then(|r| r.first_chunk::<64>()) else {
                 break;
             };
-            let [v0, v1, v2, v3] = load4(block);
-            if bits(any4([stops(v0), stops(v1), stops(v2), stops(v3)])) != 0 {
-                break;
+            let v = load4(block).map(stops);
+            if bits(any4(v)) != 0 {
+                return i + bits4(v).trailing_zeros() as usize;
             }
             i += 64;
         }
