@@ -610,6 +610,40 @@ mod tests {
         assert_eq!(n(b"18446744073709551615").as_u64(), Some(u64::MAX));
         assert_eq!(n(b"1.0").as_i64(), None);
         assert_eq!(n(b"-1").as_u64(), None);
+        assert_eq!(n(b"1e3").as_u64(), None);
+        assert_eq!(n(b"-0").as_i64(), Some(0));
+    }
+
+    /// `as_i64` and `as_u64` give what `str::parse` gives, on integers of every length
+    /// up to 22 digits around each power of ten and each type's limits, both signs.
+    #[test]
+    fn integers_agree_with_core_parse() {
+        use std::string::ToString;
+        let mut texts = std::vec::Vec::new();
+        let mut p: u128 = 1;
+        for _ in 0..23 {
+            for v in [p.saturating_sub(1), p, p + 1, p * 9 / 7] {
+                texts.push(v.to_string());
+            }
+            p *= 10;
+        }
+        for limit in [i64::MAX as u128, 1 << 63, u64::MAX as u128] {
+            for v in [limit - 1, limit, limit + 1] {
+                texts.push(v.to_string());
+            }
+        }
+        let mut checked = 0;
+        for t in &texts {
+            for text in [t.clone(), std::format!("-{t}")] {
+                let Ok(raw) = RawJson::new(text.as_bytes()) else {
+                    continue;
+                };
+                assert_eq!(raw.as_i64(), text.parse::<i64>().ok(), "{text}");
+                assert_eq!(raw.as_u64(), text.parse::<u64>().ok(), "{text}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 150, "{checked}");
     }
 
     #[test]

@@ -43,13 +43,14 @@ fn agree(b: &[u8], i: usize) {
     }
 }
 
-/// The longest buffer and the last stop position of the exhaustive tests (past 80:
-/// the first 16 bytes, then a 64-byte block).
-const SHAPE: (usize, usize) = (88, 72);
+/// The longest buffer and the last stop position of the exhaustive tests (past 112:
+/// the first 16 bytes, the next 32, then a 64-byte block).
+const SHAPE: (usize, usize) = (120, 104);
 
 /// Under Miri (about 10 ms a call to `agree`), the lengths tried: each side of the 8-
-/// and 16-byte loads (the 64-byte blocks are reached by the random buffers).
-const MIRI_LENGTHS: &[usize] = &[0, 7, 8, 9, 16, 17, 33];
+/// and 16-byte loads and of the 32 after the first 16 (the 64-byte blocks are reached
+/// by the random buffers).
+const MIRI_LENGTHS: &[usize] = &[0, 7, 8, 9, 16, 17, 33, 48, 49];
 
 /// Whether Miri tries length `len` (every length, when not under Miri).
 fn tried(len: usize) -> bool {
@@ -180,7 +181,8 @@ fn random_buffers_from_every_offset() {
         state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32
     };
     for _ in 0..buffers {
-        // (Under Miri, all past the first 16 bytes and a 64-byte block.)
+        // (Under Miri, all past the first 16 bytes and the next 32, most past a 64-byte
+        // block too.)
         let len = if cfg!(miri) {
             80 + next() % 80
         } else {
