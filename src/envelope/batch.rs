@@ -17,7 +17,7 @@ use crate::raw::{skip_trusted, Cursor, RawJson};
 use crate::scan::{byte_at, skip_ws};
 #[cfg(jsonrpc_slice_fast)]
 use {
-    super::members::{Member, MemberStart, VERSION_LEXEME},
+    super::members::{le, Member, MemberStart, VERSION_LEXEME},
     super::object,
     super::{Call, Envelope},
     crate::id::Id,
@@ -388,15 +388,7 @@ impl Visit for ElementRecorder<'_, '_> {
                 element.flags |= 1 << Member::Jsonrpc as u8;
             }
             // `VERSION_LEXEME`: its five bytes, and nothing after them.
-            const V2: u64 = {
-                let mut w = [0; 8];
-                let mut k = 0;
-                while k < VERSION_LEXEME.len() {
-                    w[k] = VERSION_LEXEME[k];
-                    k += 1;
-                }
-                u64::from_le_bytes(w)
-            };
+            const V2: u64 = le(VERSION_LEXEME);
             let five = word_at(self.current.input, value) & 0xFF_FFFF_FFFF;
             element.flags |= if five == V2 && end == value + VERSION_LEXEME.len() {
                 VERSION

@@ -84,7 +84,7 @@ fn member_decoded(key: RawStr<'_>, names: &[&str]) -> Member {
 }
 
 /// A little-endian word of up to eight bytes.
-const fn le(s: &[u8]) -> u64 {
+pub(super) const fn le(s: &[u8]) -> u64 {
     let mut w = 0u64;
     let mut k = 0;
     while k < s.len() {
