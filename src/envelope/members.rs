@@ -11,9 +11,15 @@ use crate::scan::{byte_at, skip_string_trusted, skip_ws, FAST_PATHS};
 pub(super) struct Slots<'a> {
     /// The value of each [`Member`] but `Other`, indexed by `Member as usize`.
     values: [Option<RawJson<'a>>; 6],
-    /// Bit `Member as usize` is set when that member was given twice.
+    /// Bit `Member as usize` is set when that member was given twice; [`EXACT_VERSION`]
+    /// when `jsonrpc` was read as [`VERSION_LEXEME`] whole.
     duplicates: u8,
 }
+
+/// [`Slots`]' flag of a `jsonrpc` read as [`VERSION_LEXEME`] whole (by the readers that
+/// compare it so): the version rule then holds without reading it again. No member's
+/// bit (those are 0 to 5).
+const EXACT_VERSION: u8 = 1 << 7;
 
 /// The envelope member a key names.
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -165,6 +171,13 @@ impl<'a> Slots<'a> {
         }
     }
 
+    /// Records `jsonrpc` read as [`VERSION_LEXEME`] whole.
+    #[inline(always)]
+    fn record_exact_version(&mut self, value: RawJson<'a>) {
+        self.record(Member::Jsonrpc, value);
+        self.duplicates |= EXACT_VERSION;
+    }
+
     /// The slots of a request's members as recorded in the validating pass of a batch
     /// (the fast build): `jsonrpc`, `method`, `params` and `id`, and the duplicate bits
     /// (of these members: any other bit of `flags` is not one).
@@ -173,7 +186,9 @@ impl<'a> Slots<'a> {
         let [jsonrpc, method, params, id] = values;
         Self {
             values: [jsonrpc, method, params, id, None, None],
-            duplicates: flags & REQUEST_MEMBERS,
+            duplicates: flags & REQUEST_MEMBERS
+                // The recorder keeps `jsonrpc` only when it was `VERSION_LEXEME`.
+                | if jsonrpc.is_some() { EXACT_VERSION } else { 0 },
         }
     }
 
@@ -196,6 +211,9 @@ impl<'a> Slots<'a> {
     /// `jsonrpc` is present and exactly the string `"2.0"` (escapes decoded).
     #[inline(always)]
     pub(super) fn version_ok(&self) -> bool {
+        if FAST_PATHS && self.duplicates & EXACT_VERSION != 0 {
+            return true;
+        }
         match self.get(Member::Jsonrpc) {
             // As most senders write it (the fast build only: flash).
             Some(v) if FAST_PATHS && v.as_bytes() == VERSION_LEXEME => true,
@@ -362,7 +380,7 @@ impl Visit for Recorder<'_, '_> {
     #[inline(always)]
     fn version(&mut self, value: usize) {
         if let Some(v) = self.current.input.get(value..value + VERSION_LEXEME.len()) {
-            self.slots.record(Member::Jsonrpc, RawJson::trusted(v));
+            self.slots.record_exact_version(RawJson::trusted(v));
         }
     }
 }
