@@ -569,7 +569,7 @@ impl<C> MethodTable<C> {
 /// checked at compile time (a name twice, or one that starts with `rpc.`, fails the
 /// build; expected O(M) steps for M rows) when used in a `const` or `static`, where it
 /// belongs. The rows stay in the order given; the index has
-/// [`index_len`](crate::dispatch::index_len) slots.
+/// [`index_len`] slots.
 ///
 /// ```
 /// use jsonrpc_slice::{method_table, MethodTable, Params, ResultWriter, RpcError};

@@ -117,7 +117,9 @@ where
         (Err(e), Ok(_)) if e.reason() == Reason::TooDeep => {}
         (Ok(_), Err(e)) if e.to_string().contains("recursion limit") => {}
         // A map key with escapes: decoded first here, refused by serde_json.
-        (Ok(_), Err(e)) if e.to_string().contains("expected key to be a number in quotes") => {}
+        (Ok(_), Err(e))
+            if e.to_string()
+                .contains("expected key to be a number in quotes") => {}
         _ => panic!(
             "{}: ours {ours:?}, serde_json {theirs:?}",
             std::any::type_name::<T>()

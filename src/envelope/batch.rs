@@ -25,7 +25,7 @@ use {
 };
 
 /// How many elements of a batch of requests the validating pass records (the fast
-/// build). Each costs [`Recorded`]'s 16 bytes in [`Envelope`](super::Envelope).
+/// build). Each costs [`Recorded`]'s 16 bytes in [`Envelope`].
 #[cfg(jsonrpc_slice_fast)]
 pub(super) const RECORDED: usize = 10;
 #[cfg(jsonrpc_slice_fast)]

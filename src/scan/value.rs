@@ -7,7 +7,7 @@
 //! literals here. The walk is written twice: `walk`, the general one (the compact
 //! build's, and the reference), and `walk_words`, the fast build's, which reads eight
 //! bytes at a time where the input is in its common shape and takes every other case
-//! through the same rules as `walk`; a unit test pins it to `walk`. [`array`] reads an
+//! through the same rules as `walk`; a unit test pins it to `walk`. [`array()`] reads an
 //! array of scalars (the common params) by the same rules without the walk's setup,
 //! and hands the word walk the rest of the array at the first container in it; a unit
 //! test pins it to [`value`].
@@ -100,7 +100,7 @@ pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
     }
 }
 
-/// For [`array`]: the string whose quote is at `i`, by the string rule, out of line.
+/// For [`array()`]: the string whose quote is at `i`, by the string rule, out of line.
 /// Inlined into the envelope's reader, a long string's loop reloaded its constants on
 /// every block: a long plain ASCII param cost 0.70 instructions a byte, 0.64 so (06:
 /// 6,749 instructions inlined, 6,787 so).

@@ -16,7 +16,7 @@
 //!   `-32603`.
 //! - **Pass-through**: a [`RawJson`] field is borrowed as is from the params (an MCP
 //!   tool's `arguments`) and written verbatim into a result.
-//! - **Typed handlers**: [`typed`] adapts a closure over typed params and a typed
+//! - **Typed handlers**: [`typed()`] adapts a closure over typed params and a typed
 //!   result to a [`Handler`](crate::Handler), with a [`DEFAULT_SCRATCH`]-byte scratch
 //!   buffer on the stack ([`typed_sized`], [`typed_with_scratch`] for others); the
 //!   [`typed_handler!`](crate::typed_handler) macro writes the whole handler from a
@@ -53,7 +53,7 @@
 //! Where it failed goes with every error ([`At`]): the innermost member (its key as
 //! sent) or element (its index), or the field found missing. `Display` says it all
 //! (``Invalid params: field `uri`: expected a string``), and it is the message of the
-//! `-32602` the typed adapters ([`typed`], [`typed_handler!`](crate::typed_handler))
+//! `-32602` the typed adapters ([`typed()`], [`typed_handler!`](crate::typed_handler))
 //! answer with, written at run time with [`ResultWriter::error`](crate::ResultWriter::error),
 //! the key or index as its `data`. A `DecodeError` returned from a handler with `?`
 //! instead is a static `-32602` (see [`DecodeError`]).

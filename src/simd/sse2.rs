@@ -1,6 +1,6 @@
 //! The SSE2 bodies: sixty-four, then sixteen bytes at a time. SSE2 is part of x86_64, so no run-time
 //! detection is needed (the module is compiled only where `target_feature = "sse2"`).
-//! Inputs shorter than 16 bytes go to the [`swar`](super::swar) bodies.
+//! Inputs shorter than 16 bytes go to the [`swar`] bodies.
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::{
