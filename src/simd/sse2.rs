@@ -1,4 +1,4 @@
-//! The SSE2 bodies: sixty-four, then sixteen bytes at a time. SSE2 is part of x86_64, so no run-time
+//! The SSE2 bodies: a run's first sixteen bytes, the next thirty-two, then sixty-four at a time. SSE2 is part of x86_64, so no run-time
 //! detection is needed (the module is compiled only where `target_feature = "sse2"`).
 //! Inputs shorter than 16 bytes go to the [`swar`] bodies.
 #![allow(unsafe_code)]
