@@ -188,7 +188,10 @@ fn scanner_agrees_with_the_naive_oracle() {
 
 /// The fast build's walk, a word at a time, gives the general walk's answer on every
 /// input (the inputs above, and each again with whitespace after every `:` and `,`),
-/// at three depth limits and from every start: the same end or the same error.
+/// at three depth limits and from every start: the same end or the same error. So do
+/// its out-of-line copies: the one for the build's target, and the one `simd::widest`
+/// runs (on x86_64 with `std`, the AVX2 copy where the CPU has it, which this test
+/// then pins too; it says which ran).
 #[test]
 fn word_walk_agrees_with_the_general_walk() {
     let mut checked = 0;
@@ -196,13 +199,23 @@ fn word_walk_agrees_with_the_general_walk() {
         let starts = if input.len() <= 300 { input.len() } else { 1 };
         for i in 0..starts.max(1) {
             for depth in [DEFAULT_MAX_DEPTH, 3, 0] {
-                let [want, got] = value::walks(&input, i, depth);
-                assert_eq!(got, want, "{input:?} from {i}, depth {depth}");
+                let [want, words, built, widest] = value::walks(&input, i, depth);
+                for (copy, got) in [("inline", words), ("built", built), ("widest", widest)] {
+                    assert_eq!(got, want, "{copy}: {input:?} from {i}, depth {depth}");
+                }
                 checked += 1;
             }
         }
     }
     assert!(checked > 10_000, "{checked}");
+    std::println!(
+        "word walk: {checked} walks, the widest copy {}",
+        if crate::simd::is_wide() {
+            "AVX2"
+        } else {
+            "the build's"
+        }
+    );
 }
 
 /// The array reader gives `value`'s verdict on every input, from every start, at four
