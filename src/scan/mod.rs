@@ -65,7 +65,7 @@ pub const MAX_DEPTH_LIMIT: u16 = 1024;
 /// assert_eq!(err.offset, 6);
 /// ```
 pub fn validate(input: &[u8], max_depth: u16) -> Result<(), ScanError> {
-    text(input, max_depth).map(|_| ())
+    text(input, max_depth.min(MAX_DEPTH_LIMIT)).map(|_| ())
 }
 
 /// Returns the offset just past the one JSON value that starts at `start` (leading
@@ -77,11 +77,11 @@ pub fn validate(input: &[u8], max_depth: u16) -> Result<(), ScanError> {
 /// assert_eq!(value_end(b"[1,{\"a\":2}] tail", 0, DEFAULT_MAX_DEPTH), Ok(11));
 /// ```
 pub fn value_end(input: &[u8], start: usize, max_depth: u16) -> Result<usize, ScanError> {
-    value(input, skip_ws(input, start), max_depth)
+    value(input, skip_ws(input, start), max_depth.min(MAX_DEPTH_LIMIT))
 }
 
 /// Checks that `input` is exactly one JSON text: the span of the value, whitespace
-/// trimmed.
+/// trimmed. `max_depth` is at most [`MAX_DEPTH_LIMIT`] (see `value`).
 pub(crate) fn text(input: &[u8], max_depth: u16) -> Result<(usize, usize), ScanError> {
     let start = skip_ws(input, 0);
     let end = value(input, start, max_depth)?;

@@ -327,3 +327,35 @@ fn depth_limit_is_exact() {
         ScanErrorKind::TooDeep
     );
 }
+
+/// A nesting limit above [`MAX_DEPTH_LIMIT`] is clamped where it comes in (the walks
+/// take it as given): `validate` and `value_end` accept 1,024 nested arrays and refuse
+/// 1,025 as too deep, at `u16::MAX` as at the limit itself, on both sides of the word
+/// walk's 16 bytes.
+#[test]
+fn a_limit_above_the_largest_is_clamped() {
+    let nested = |n: usize| {
+        let mut b = std::vec![b'['; n];
+        b.extend(std::iter::repeat(b']').take(n));
+        b
+    };
+    let deepest = MAX_DEPTH_LIMIT as usize;
+    for limit in [MAX_DEPTH_LIMIT, MAX_DEPTH_LIMIT + 1, u16::MAX] {
+        assert_eq!(validate(&nested(deepest), limit), Ok(()), "{limit}");
+        assert_eq!(
+            value_end(&nested(deepest), 0, limit),
+            Ok(2 * deepest),
+            "{limit}"
+        );
+        let err = validate(&nested(deepest + 1), limit).unwrap_err();
+        assert_eq!(
+            (err.kind, err.offset),
+            (ScanErrorKind::TooDeep, deepest),
+            "{limit}"
+        );
+        let err = value_end(&nested(deepest + 1), 0, limit).unwrap_err();
+        assert_eq!(err.kind, ScanErrorKind::TooDeep, "{limit}");
+        // Short inputs take the general walk.
+        assert_eq!(validate(&nested(3), limit), Ok(()), "{limit}");
+    }
+}

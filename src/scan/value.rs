@@ -21,12 +21,18 @@ use crate::simd;
 
 const WORDS: usize = (MAX_DEPTH_LIMIT / 32) as usize;
 
+/// [`walk_words`]'s `level` (open containers times two, plus one in an object) when it
+/// starts inside an array already open.
+const ARRAY_OPEN: usize = 2;
+
 /// How many open containers' kinds [`walk_words`] holds in a register.
 const KINDS_HELD: usize = 64;
 
 /// Scans the value that starts exactly at `i` (no leading whitespace), with at most
-/// `max_depth` containers open at once (clamped to [`MAX_DEPTH_LIMIT`]). Returns the
-/// offset after the value; bytes after it are not looked at.
+/// `max_depth` containers open at once, which is at most [`MAX_DEPTH_LIMIT`] (every
+/// caller's limit is clamped already: `Limits::depth_in_force`, the public entries of
+/// `scan`; a larger one would outgrow the bit stack). Returns the offset after the
+/// value; bytes after it are not looked at.
 #[inline(always)]
 pub(crate) fn value(b: &[u8], i: usize, max_depth: u16) -> Result<usize, ScanError> {
     walk_from(b, i, max_depth, false)
@@ -48,12 +54,12 @@ pub(crate) fn value(b: &[u8], i: usize, max_depth: u16) -> Result<usize, ScanErr
 #[inline(always)]
 fn walk_from(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<usize, ScanError> {
     if super::FAST_PATHS && b.len() >= 16 {
-        return simd::widest(WordWalk {
+        return walked(simd::widest(WordWalk {
             b,
             i,
             max_depth,
-            in_array,
-        });
+            level: if in_array { ARRAY_OPEN } else { 0 },
+        }));
     }
     walk_general(b, i, max_depth, in_array)
 }
@@ -75,20 +81,37 @@ struct WordWalk<'a> {
     b: &'a [u8],
     i: usize,
     max_depth: u16,
-    in_array: bool,
+    level: usize,
+}
+
+/// A walk's result as two registers: the offset after the value and no error kind,
+/// or the offset and the kind of the error (a `Result<usize, ScanError>` is returned
+/// through memory).
+type Walked = (usize, Option<ScanErrorKind>);
+
+/// The walk's result from [`Walked`].
+#[inline(always)]
+fn walked((at, kind): Walked) -> Result<usize, ScanError> {
+    match kind {
+        None => Ok(at),
+        Some(kind) => Err(ScanError { kind, offset: at }),
+    }
 }
 
 impl simd::Job for WordWalk<'_> {
-    type Out = Result<usize, ScanError>;
+    type Out = Walked;
 
     #[inline(always)]
     fn run(self) -> Self::Out {
         let b = self.b;
         // Said again inside the copy, so that its compiler knows it too.
         if b.len() < 16 {
-            return Err(fail(ScanErrorKind::UnexpectedEnd, b.len()));
+            return (b.len(), Some(ScanErrorKind::UnexpectedEnd));
         }
-        end_of_input(b, walk_words(b, self.i, self.max_depth, self.in_array))
+        match end_of_input(b, walk_words(b, self.i, self.max_depth, self.level)) {
+            Ok(end) => (end, None),
+            Err(e) => (e.offset, Some(e.kind)),
+        }
     }
 }
 
@@ -149,7 +172,7 @@ fn element_string(b: &[u8], i: usize) -> Option<usize> {
 /// [`value`], its errors as the rules give them.
 #[inline(always)]
 fn walk(b: &[u8], mut i: usize, max_depth: u16) -> Result<usize, ScanError> {
-    let max_depth = max_depth.min(MAX_DEPTH_LIMIT) as usize;
+    let max_depth = max_depth as usize;
     // A level's bit is set before it is read, so the words may start as anything:
     // zeros on the fast build (eight vector stores), and on the compact one a value
     // known only at run time, a short store loop where zeros were a call to `memset`
@@ -233,15 +256,17 @@ fn walk(b: &[u8], mut i: usize, max_depth: u16) -> Result<usize, ScanError> {
 /// and close; only deeper ones touch the bit stack (08: 474,554 instructions with every
 /// kind in the bit stack, 467,262 so).
 ///
-/// With `in_array`, the walk starts inside an array already open, where one of its
-/// elements starts at `i`, and ends after that array closes.
+/// `level` is 0, or with [`ARRAY_OPEN`] the walk starts inside an array already open,
+/// where one of its elements starts at `i`, and ends after that array closes. (The
+/// caller says it as the level, not a flag: one instruction less a walk, 02 1,123 →
+/// 1,122.)
 #[inline(always)]
-fn walk_words(b: &[u8], mut i: usize, max_depth: u16, in_array: bool) -> Result<usize, ScanError> {
+fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<usize, ScanError> {
     const TRUE: u32 = u32::from_le_bytes(*b"true");
     const NULL: u32 = u32::from_le_bytes(*b"null");
     const FALSE: u64 = u64::from_le_bytes(*b"false\0\0\0");
     const FIVE: u64 = 0xFF_FFFF_FFFF;
-    let max_depth = max_depth.min(MAX_DEPTH_LIMIT) as usize;
+    let max_depth = max_depth as usize;
     let mut words = [0u32; WORDS];
     // The kinds of the innermost `KINDS_HELD` open containers, the innermost lowest (1
     // for an object), in a register; those further out in `words`, by level.
@@ -249,7 +274,7 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, in_array: bool) -> Result<
     // The open containers times two, and one more when the innermost is an object: one
     // register for both.
     // An array open at the start is level 1, its kind bit 0 as the words start.
-    let mut level: usize = if in_array { 2 } else { 0 };
+    let mut level = level;
     // The bytes from `i`, as `word_at` reads them: here at least the first six.
     let mut w = word_at(b, i);
     loop {
@@ -383,15 +408,15 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, in_array: bool) -> Result<
 /// others to the first.
 #[cfg(test)]
 pub(super) fn walks(b: &[u8], i: usize, max_depth: u16) -> [Result<usize, ScanError>; 4] {
-    let words = end_of_input(b, walk_words(b, i, max_depth, false));
+    let words = end_of_input(b, walk_words(b, i, max_depth, 0));
     let job = || WordWalk {
         b,
         i,
         max_depth,
-        in_array: false,
+        level: 0,
     };
     let (built, widest) = if b.len() >= 16 {
-        (simd::built(job()), simd::widest(job()))
+        (walked(simd::built(job())), walked(simd::widest(job())))
     } else {
         (words, words)
     };
