@@ -53,7 +53,7 @@ pub(crate) fn value(b: &[u8], i: usize, max_depth: u16) -> Result<usize, ScanErr
 // the caller goes on to read what it scanned.
 #[inline(always)]
 fn walk_from(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<usize, ScanError> {
-    if super::FAST_PATHS && b.len() >= 16 {
+    if super::FAST_PATHS {
         return walked(simd::widest(WordWalk {
             b,
             i,
@@ -105,10 +105,14 @@ impl simd::Job for WordWalk<'_> {
     fn run(self) -> Self::Out {
         let b = self.b;
         // Said again inside the copy, so that its compiler knows it too.
-        if b.len() < 16 {
-            return (b.len(), Some(ScanErrorKind::UnexpectedEnd));
-        }
-        match end_of_input(b, walk_words(b, self.i, self.max_depth, self.level)) {
+        let walked = if b.len() >= 16 {
+            walk_words(b, self.i, self.max_depth, self.level)
+        } else if self.level == 0 {
+            walk(b, self.i, self.max_depth)
+        } else {
+            Err(fail(ScanErrorKind::UnexpectedEnd, b.len()))
+        };
+        match end_of_input(b, walked) {
             Ok(end) => (end, None),
             Err(e) => (e.offset, Some(e.kind)),
         }
