@@ -10,7 +10,9 @@
 //! oracle of `tests/common/naive_scan.rs`. Also `envelope::parse` and `parse_response`
 //! (which read through the envelope's quick reader) against a reference reader
 //! (`envelope::fuzzing::quick_reader_agrees`, the unit tests' check), at three nesting
-//! limits.
+//! limits. And every copy of the walk against the general one (the word walk inline,
+//! its copy for the build's target, and the AVX2 copy where the CPU has it: the crate
+//! is built with `std` here, which enables that copy on x86_64).
 #![no_main]
 
 use jsonrpc_slice::scan::{validate, value_end, ScanError, ScanErrorKind};
@@ -26,6 +28,7 @@ mod naive;
 fuzz_target!(|data: &[u8]| {
     for depth in [1, 2, 128] {
         jsonrpc_slice::envelope::fuzzing::quick_reader_agrees(data, depth);
+        jsonrpc_slice::scan::fuzzing::walks_agree(data, depth);
     }
     let ours = validate(data, 128);
     assert_eq!(

@@ -192,5 +192,21 @@ fn fail(kind: ScanErrorKind, i: usize) -> ScanError {
     ScanError { kind, offset: i }
 }
 
+/// For the `validate` fuzz target (`--cfg fuzzing`): not part of the API.
+#[cfg(fuzzing)]
+pub mod fuzzing {
+    /// Asserts that every copy of the walk gives the general walk's answer on the value
+    /// at the start of `b` (whitespace skipped), at `max_depth`: the word walk inline,
+    /// its copy for the build's target, and the one `simd::widest` runs on this CPU
+    /// (with `std` on x86_64, the AVX2 copy where the CPU has it).
+    pub fn walks_agree(b: &[u8], max_depth: u16) {
+        let i = super::skip_ws(b, 0);
+        let [want, words, built, widest] = super::value::walks(b, i, max_depth);
+        assert_eq!(words, want, "the word walk inline");
+        assert_eq!(built, want, "the build's copy");
+        assert_eq!(widest, want, "the widest copy");
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -410,7 +410,7 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
 /// (the AVX2 copy where the CPU has it). The copies need sixteen bytes; on shorter
 /// inputs the inline word walk stands in for them. For the unit tests that pin the
 /// others to the first.
-#[cfg(test)]
+#[cfg(any(test, fuzzing))]
 pub(super) fn walks(b: &[u8], i: usize, max_depth: u16) -> [Result<usize, ScanError>; 4] {
     let words = end_of_input(b, walk_words(b, i, max_depth, 0));
     let job = || WordWalk {

@@ -61,6 +61,9 @@ pub(crate) mod neon;
     target_feature = "sse2",
     any(jsonrpc_slice_fast, test, fuzzing)
 ))]
+// The compact build's fuzz targets pin only its runs (`fuzzing::bodies`), not its
+// block routines, which only the fast build's scanner calls.
+#[cfg_attr(all(fuzzing, not(jsonrpc_slice_fast), not(test)), allow(dead_code))]
 pub(crate) mod sse2;
 #[cfg(any(jsonrpc_slice_fast, test, fuzzing))]
 pub(crate) mod swar;
