@@ -104,7 +104,9 @@ impl simd::Job for WordWalk<'_> {
     #[inline(always)]
     fn run(self) -> Self::Out {
         let b = self.b;
-        // Said again inside the copy, so that its compiler knows it too.
+        // Asked here, inside the copy, so that its compiler knows it in the word walk
+        // (the callers ask nothing before the call); shorter inputs take the general
+        // walk.
         let walked = if b.len() >= 16 {
             walk_words(b, self.i, self.max_depth, self.level)
         } else if self.level == 0 {

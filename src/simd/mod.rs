@@ -21,7 +21,8 @@
 //! The SIMD bodies and that dispatch are the only `unsafe` code of the crate (the
 //! intrinsics are `unsafe` functions, a vector load reads through a raw pointer, and a
 //! function compiled for AVX2 may be called only on a CPU that has it); each `unsafe`
-//! block says why it is sound. Every body stops at exactly the byte its scalar twin stops at.
+//! block says why it is sound. Every body stops at exactly the byte its scalar twin
+//! stops at.
 //!
 //! # Contract
 //!
