@@ -119,11 +119,17 @@ fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Opti
             visit.key(key, key_end, value);
             value
         };
-        let end = match byte_at(input, start) {
-            b'"' => scan::string(input, start).ok()?,
-            b'-' | b'0'..=b'9' => scan::number(input, start).ok()?,
-            b'[' => scan::array(input, start, inner)?,
-            _ => scan::value(input, start, inner).ok()?,
+        // A string and a number are asked for before the rest (06 6,638 → 6,548: a
+        // `match` put a range check first).
+        let c = byte_at(input, start);
+        let end = if c == b'"' {
+            scan::string(input, start).ok()?
+        } else if c == b'-' || c.is_ascii_digit() {
+            scan::number(input, start).ok()?
+        } else if c == b'[' {
+            scan::array(input, start, inner)?
+        } else {
+            scan::value(input, start, inner).ok()?
         };
         visit.end(end);
         match skip_ws_to(input, end) {
