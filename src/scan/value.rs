@@ -47,8 +47,8 @@ pub(crate) fn value(b: &[u8], i: usize, max_depth: u16) -> Result<usize, ScanErr
 /// chunk of `simd::plain_ascii_end` are one compare each). Only the word walk starts
 /// inside an array, and `array` asks it to on sixteen bytes or more only. The word
 /// walk runs in the widest copy the CPU has ([`simd::widest`]: on x86_64 with `std`,
-/// AVX2 where the CPU has it; 02: 1,185 instructions in the SSE2 copy, 1,121 so; 03
-/// 1,337 and 1,259; 08 465,254 and 439,831).
+/// AVX2 where the CPU has it; 02: 1,169 instructions in the SSE2 copy, 1,105 so; 03
+/// 1,328 and 1,252; 08 453,496 and 427,982).
 // Both walks out of line: their bit stack (128 bytes) is off the stack again before
 // the caller goes on to read what it scanned.
 #[inline(always)]

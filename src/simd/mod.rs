@@ -15,8 +15,8 @@
 //! On x86_64 with the `std` feature, [`widest`] also runs the scanner's word walk in a
 //! second copy compiled for AVX2, BMI1 and BMI2 when the CPU has them (asked once at run
 //! time, `wide.rs`): the same source, so the SSE2 bodies above get the VEX encoding
-//! there (02: 1,185 instructions in the SSE2 copy, 1,121 in the AVX2 one; 08 465,254
-//! and 439,831).
+//! there (02: 1,169 instructions in the SSE2 copy, 1,105 in the AVX2 one; 08 453,496
+//! and 427,982).
 //!
 //! The SIMD bodies and that dispatch are the only `unsafe` code of the crate (the
 //! intrinsics are `unsafe` functions, a vector load reads through a raw pointer, and a
