@@ -64,15 +64,20 @@ fn walk_from(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<usize
     walk_general(b, i, max_depth, in_array)
 }
 
-/// [`walk_from`] by the general walk.
+/// [`walk_from`] by the general walk, out of line.
 #[inline(never)]
 fn walk_general(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<usize, ScanError> {
-    let walked = if !in_array {
-        walk(b, i, max_depth)
-    } else {
-        Err(fail(ScanErrorKind::UnexpectedEnd, b.len()))
-    };
-    end_of_input(b, walked)
+    end_of_input(b, general(b, i, max_depth, in_array))
+}
+
+/// [`walk`], or with `in_array` the end of the input: only the word walk starts inside
+/// an array, and [`array()`] asks it to on sixteen bytes or more only.
+#[inline(always)]
+fn general(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<usize, ScanError> {
+    if in_array {
+        return Err(fail(ScanErrorKind::UnexpectedEnd, b.len()));
+    }
+    walk(b, i, max_depth)
 }
 
 /// [`walk_from`] by the word walk, as a [`simd::Job`]: compiled into each copy that
@@ -109,10 +114,8 @@ impl simd::Job for WordWalk<'_> {
         // walk.
         let walked = if b.len() >= 16 {
             walk_words(b, self.i, self.max_depth, self.level)
-        } else if self.level == 0 {
-            walk(b, self.i, self.max_depth)
         } else {
-            Err(fail(ScanErrorKind::UnexpectedEnd, b.len()))
+            general(b, self.i, self.max_depth, self.level != 0)
         };
         match end_of_input(b, walked) {
             Ok(end) => (end, None),
@@ -419,9 +422,8 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
 
 /// The general walk, then the fast build's, with the end-of-input rule: inline, in the
 /// copy for the build's target ([`simd::built`]) and in the one [`simd::widest`] picks
-/// (the AVX2 copy where the CPU has it). The copies need sixteen bytes; on shorter
-/// inputs the inline word walk stands in for them. For the unit tests that pin the
-/// others to the first.
+/// (the AVX2 copy where the CPU has it). For the unit tests and the `validate` fuzz
+/// target, which pin the others to the first.
 #[cfg(any(test, fuzzing))]
 pub(super) fn walks(b: &[u8], i: usize, max_depth: u16) -> [Result<usize, ScanError>; 4] {
     let words = end_of_input(b, walk_words(b, i, max_depth, 0));
@@ -431,12 +433,12 @@ pub(super) fn walks(b: &[u8], i: usize, max_depth: u16) -> [Result<usize, ScanEr
         max_depth,
         level: 0,
     };
-    let (built, widest) = if b.len() >= 16 {
-        (walked(simd::built(job())), walked(simd::widest(job())))
-    } else {
-        (words, words)
-    };
-    [end_of_input(b, walk(b, i, max_depth)), words, built, widest]
+    [
+        end_of_input(b, walk(b, i, max_depth)),
+        words,
+        walked(simd::built(job())),
+        walked(simd::widest(job())),
+    ]
 }
 
 /// For [`walk_words`]: a member or element starts at `i`, whose byte is `first`,

@@ -20,16 +20,21 @@ const WIDE: u8 = 2;
 /// and one compare more than a call.
 #[inline(always)]
 pub(crate) fn run<J: Job>(job: J) -> J::Out {
-    // The common case first: one load, one compare.
-    if FOUND.load(Ordering::Relaxed) == WIDE
-        || (FOUND.load(Ordering::Relaxed) == 0 && detect() == WIDE)
-    {
+    if is_wide() {
         // SAFETY: `avx2` is compiled for AVX2, BMI1 and BMI2, and `detect` found all
         // three on this CPU (`FOUND` is `WIDE` only then).
         unsafe { avx2(job) }
     } else {
         super::built(job)
     }
+}
+
+/// Whether this CPU has AVX2, BMI1 and BMI2: the common case first, one load and one
+/// compare once [`detect`] has asked.
+#[inline(always)]
+pub(crate) fn is_wide() -> bool {
+    FOUND.load(Ordering::Relaxed) == WIDE
+        || (FOUND.load(Ordering::Relaxed) == 0 && detect() == WIDE)
 }
 
 /// Asks the CPU, and keeps the answer in [`FOUND`].
@@ -54,11 +59,4 @@ fn detect() -> u8 {
 #[inline(never)]
 unsafe fn avx2<J: Job>(job: J) -> J::Out {
     job.run()
-}
-
-/// Whether this CPU runs the AVX2 copies (for the tests, which pin both copies).
-#[cfg(test)]
-pub(crate) fn is_wide() -> bool {
-    let found = FOUND.load(Ordering::Relaxed);
-    (if found == 0 { detect() } else { found }) == WIDE
 }
