@@ -100,8 +100,8 @@ pub(crate) fn text(input: &[u8], max_depth: u16) -> Result<(usize, usize), ScanE
 }
 
 /// Whether this is the fast build (64-bit targets, where an 8-byte word is one
-/// register, unless `--cfg jsonrpc_slice_compact`) rather than the compact one, built
-/// for size (a Cortex-M). The scanner is one walk in both; what differs (its string
+/// register, unless `build.rs` is asked for the compact one) rather than the compact
+/// one, built for size (a Cortex-M). The scanner is one walk in both; what differs (its string
 /// loops, whitespace, the envelope's readers, the writer's sink, the framer) branches
 /// on this, and each pair is pinned by a unit test (`docs/DESIGN.md`, "The compact
 /// build" and "The walkers").

@@ -359,3 +359,14 @@ fn a_limit_above_the_largest_is_clamped() {
         assert_eq!(validate(&nested(3), limit), Ok(()), "{limit}");
     }
 }
+
+/// The build is the one asked for: the compact one on a 32-bit target, or where
+/// `--cfg jsonrpc_slice_compact` or `JSONRPC_SLICE_COMPACT=1` asked for it (what CI's
+/// run of the suite on the compact build relies on), else the fast one.
+#[test]
+fn the_build_is_the_one_asked_for() {
+    let compact = cfg!(jsonrpc_slice_compact)
+        || option_env!("JSONRPC_SLICE_COMPACT") == Some("1")
+        || !cfg!(target_pointer_width = "64");
+    assert_eq!(FAST_PATHS, !compact);
+}
