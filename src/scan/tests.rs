@@ -370,3 +370,41 @@ fn the_build_is_the_one_asked_for() {
         || !cfg!(target_pointer_width = "64");
     assert_eq!(FAST_PATHS, !compact);
 }
+
+/// Strings and keys of every length to 40, each ended by each kind of stop of a plain
+/// run (the quote, an escape, a control byte, non-ASCII), at every offset of the
+/// input, cut at every length: the word walk reads a run that ends within 16 bytes of
+/// its start from one window of 24 bytes, and the rest past its end; its copies give
+/// the general walk's answer on each.
+#[test]
+fn plain_runs_of_every_length_agree() {
+    let mut checked = 0;
+    for len in 0..=40 {
+        let run = "k".repeat(len);
+        for stop in ["", "\\n", "\u{1}", "é", "\\u00e9"] {
+            for pad in 0..3 {
+                let pad = " ".repeat(pad * 5);
+                for doc in [
+                    std::format!("[{pad}\"{run}{stop}\",1]"),
+                    std::format!("{{{pad}\"{run}{stop}\":[\"{run}\"],\"x\":{pad}\"{stop}{run}\"}}"),
+                ] {
+                    let doc = doc.as_bytes();
+                    for cut in 0..=doc.len() {
+                        let input = &doc[..cut];
+                        let [want, words, built, widest] = value::walks(input, 0, 8);
+                        for got in [words, built, widest] {
+                            assert_eq!(
+                                got,
+                                want,
+                                "{:?}",
+                                std::string::String::from_utf8_lossy(input)
+                            );
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 20_000, "{checked}");
+}
