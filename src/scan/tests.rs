@@ -123,6 +123,25 @@ fn inputs() -> Vec<Vec<u8>> {
         seeds.push(wrong);
     }
     seeds.push(deep);
+    // The same with empty containers at every level (opened and closed at once, where
+    // the register is full too).
+    let mut empties = Vec::new();
+    for level in 0..100 {
+        empties.extend_from_slice(if level % 3 == 1 {
+            b"[{},[],"
+        } else {
+            b"{\"e\":[],\"k\":"
+        });
+    }
+    empties.extend_from_slice(b"{}");
+    for level in (0..100).rev() {
+        empties.extend_from_slice(if level % 3 == 1 {
+            b",{}]"
+        } else {
+            b",\"f\":{}}"
+        });
+    }
+    seeds.push(empties);
     let mut all = Vec::new();
     let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
     let specials = *b"\"\\]}[{,:u0 \x01\x7f\x80\xc3\xed\xf4";

@@ -287,6 +287,7 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
     const FALSE: u64 = u64::from_le_bytes(*b"false\0\0\0");
     const FIVE: u64 = 0xFF_FFFF_FFFF;
     let max_depth = max_depth as usize;
+    let held_or_limit = max_depth.min(KINDS_HELD);
     let mut words = [0u32; WORDS];
     // The kinds of the innermost `KINDS_HELD` open containers, the innermost lowest (1
     // for an object), in a register; those further out in `words`, by level.
@@ -325,11 +326,21 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
             // `{` or `[` (`[` is `{` less 0x20).
             let c = w as u8;
             let open = level >> 1;
-            if open >= max_depth {
-                return Err(ScanError {
-                    kind: ScanErrorKind::TooDeep,
-                    offset: i,
-                });
+            // One compare for both rare cases: too deep, or the register full.
+            if open >= held_or_limit {
+                if open >= max_depth {
+                    return Err(ScanError {
+                        kind: ScanErrorKind::TooDeep,
+                        offset: i,
+                    });
+                }
+                // The outermost kind held goes to the bit stack (an empty container
+                // spills it too: the same bit, written again when it is needed).
+                set_kind(
+                    &mut words,
+                    open - KINDS_HELD,
+                    kinds >> (KINDS_HELD - 1) != 0,
+                );
             }
             i += 1;
             let mut next = (w >> 8) as u8;
@@ -344,13 +355,6 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
                 word_at(b, i)
             } else {
                 let is_object = c == b'{';
-                if open >= KINDS_HELD {
-                    set_kind(
-                        &mut words,
-                        open - KINDS_HELD,
-                        kinds >> (KINDS_HELD - 1) != 0,
-                    );
-                }
                 kinds = kinds << 1 | is_object as u64;
                 level = (open + 1) * 2 + is_object as usize;
                 (i, w) = element(b, i, next, is_object)?;
