@@ -4,6 +4,7 @@
 # shared corpus's documents and messages when it finds that (see corpus_seeds), with
 # -rss_limit_mb=2048. Exits non-zero if any target crashes, fails an assertion, leaks
 # memory past the limit or hangs (-timeout=10), printing the crashing input's path.
+# The targets run FUZZ_JOBS at a time (default: one per core).
 #
 #   bash fuzz/smoke.sh [SECONDS]        # from the repository root, or from anywhere
 #
@@ -11,8 +12,9 @@
 # "SKIP: ..." and exits 0) and cargo-fuzz (installed with `cargo install --locked` if
 # missing). Environment: FUZZ_SANITIZER (default "none": the crate's only unsafe code
 # is the in-bounds SIMD loads of src/simd/, so ASan would mostly slow the run; use
-# "address" for a careful run), FUZZ_TARGETS (default: all of them). RUSTFLAGS from the environment reach the build: CI runs some targets
-# again with RUSTFLAGS="--cfg jsonrpc_slice_compact", the firmware's compact build.
+# "address" for a careful run), FUZZ_TARGETS (default: all of them), FUZZ_JOBS (default: the number of cores). The
+# environment reaches the build: CI runs some targets again with JSONRPC_SLICE_COMPACT=1,
+# the firmware's compact build (build.rs).
 set -euo pipefail
 
 SECS="${1:-30}"
@@ -103,10 +105,10 @@ seeds_of() {
   esac
 }
 
-failed=()
-summary=()
-for t in $TARGETS; do
-  corpus="$SCRATCH/$t"
+# run_target T: runs target T for SECS on its seeds; writes its summary line to
+# $SCRATCH/T.summary, and its report (the end of the log on a failure) to $SCRATCH/T.report.
+run_target() {
+  local t="$1" corpus="$SCRATCH/$1" d log status done_line runs cov ft corp eps artifact
   mkdir -p "$corpus"
   for d in $(seeds_of "$t"); do
     [ -d "$d" ] && cp "$d"/* "$corpus"/ 2>/dev/null || true
@@ -114,7 +116,7 @@ for t in $TARGETS; do
   corpus_seeds "$t" "$corpus"
   # Saved failures are replayed too: tests/regressions/<target>-<name>.
   cp "$FUZZ_DIR"/../tests/regressions/"$t"-* "$corpus"/ 2>/dev/null || true
-  dict=()
+  local dict=()
   case "$t" in handle | validate | round_trip | typed) dict=(-dict="$FUZZ_DIR/json.dict") ;; esac
   log="$LOGS/$t.log"
   echo "== $t: ${SECS}s on $(ls "$corpus" | wc -l) seeds (log: $log)"
@@ -129,16 +131,43 @@ for t in $TARGETS; do
   corp="$(sed -nE 's/.*corp: ([0-9]+)\/.*/\1/p' <<<"$done_line")"
   eps="$(sed -nE 's/.*exec\/s: ([0-9]+).*/\1/p' <<<"$done_line")"
   if [ "$status" -eq 0 ] && [ -n "$done_line" ]; then
-    summary+=("$(printf '%-13s ok    runs=%-10s cov=%-6s ft=%-6s corpus=%-6s exec/s=%s' \
-      "$t" "$runs" "$cov" "$ft" "$corp" "$eps")")
+    printf '%-13s ok    runs=%-10s cov=%-6s ft=%-6s corpus=%-6s exec/s=%s\n' \
+      "$t" "$runs" "$cov" "$ft" "$corp" "$eps" >"$SCRATCH/$t.summary"
   else
-    failed+=("$t")
     artifact="$(sed -nE 's/.*Test unit written to ([^ ]+).*/\1/p' "$log" | tail -n 1)"
-    summary+=("$(printf '%-13s FAIL  exit=%s crashing input: %s' "$t" "$status" "${artifact:-?}")")
-    echo "-- $t failed (exit $status); the end of its log:"
-    grep -v '^#[0-9]' "$log" | tail -n 40
-    grep -A 2 'panicked at' "$log" | head -n 6 | cut -c 1-400 || true
-    [ -n "$artifact" ] && echo "-- crashing input: $artifact (replay: cargo +nightly fuzz run ${FLAGS[*]:2} $t $artifact)"
+    printf '%-13s FAIL  exit=%s crashing input: %s\n' "$t" "$status" "${artifact:-?}" >"$SCRATCH/$t.summary"
+    {
+      echo "-- $t failed (exit $status); the end of its log:"
+      grep -v '^#[0-9]' "$log" | tail -n 40
+      grep -A 2 'panicked at' "$log" | head -n 6 | cut -c 1-400 || true
+      if [ -n "$artifact" ]; then
+        echo "-- crashing input: $artifact (replay: cargo +nightly fuzz run ${FLAGS[*]:2} $t $artifact)"
+      fi
+    } >"$SCRATCH/$t.report"
+  fi
+}
+
+# The targets run FUZZ_JOBS at a time (default: one per core; each libFuzzer run uses
+# one), so the smoke run takes SECS times the number of targets divided by FUZZ_JOBS.
+JOBS="${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}"
+running=0
+for t in $TARGETS; do
+  if [ "$running" -ge "$JOBS" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait
+
+failed=()
+summary=()
+for t in $TARGETS; do
+  summary+=("$(cat "$SCRATCH/$t.summary" 2>/dev/null || printf '%-13s FAIL  no summary' "$t")")
+  if ! grep -q ' ok ' "$SCRATCH/$t.summary" 2>/dev/null; then
+    failed+=("$t")
+    cat "$SCRATCH/$t.report" 2>/dev/null || true
   fi
 done
 
