@@ -409,7 +409,7 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
                 break;
             }
             // `}` is `]` and 0x20.
-            if s as u8 != b']' | ((level & 1) as u8) << 5 {
+            if s as u8 != b']' | ((kinds & 1) as u8) << 5 {
                 return Err(fail(ScanErrorKind::UnexpectedByte, i));
             }
             i += 1;
