@@ -298,6 +298,11 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
     let mut level = level;
     // The bytes from `i`, as `word_at` reads them: here at least the first six.
     let mut w = word_at(b, i);
+    if level == 0 && w as u8 | 0x20 != b'{' {
+        // Not a container: one value, by the general walk (so that only a container's
+        // closing asks whether the outermost value ended).
+        return walk_general(b, i, max_depth as u16, false);
+    }
     loop {
         // Here a value starts at `i` (its key, if any, read). After it, `s` is to hold
         // the bytes from its end: at least the first two. The first bytes are asked
@@ -352,6 +357,10 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
             if next == c + 2 {
                 // Empty: closed at once.
                 i += 1;
+                if level < 2 {
+                    // The outermost value.
+                    return Ok(i);
+                }
                 word_at(b, i)
             } else {
                 let is_object = c == b'{';
@@ -390,9 +399,6 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
                     (i, w) = value;
                     break;
                 }
-            } else if level < 2 {
-                // The outermost value ended (`level` is 0: no container is open).
-                return Ok(i);
             }
             if s as u8 <= b' ' {
                 i = skip_ws(b, i);
@@ -414,6 +420,10 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
             }
             i += 1;
             let open = (level >> 1) - 1;
+            if open == 0 {
+                // The outermost value ended.
+                return Ok(i);
+            }
             kinds >>= 1;
             if open >= KINDS_HELD {
                 kinds |= (is_object_at(&words, open - KINDS_HELD + 1) as u64) << (KINDS_HELD - 1);
