@@ -51,8 +51,8 @@ pub(crate) fn value(b: &[u8], i: usize, max_depth: u16) -> Result<usize, ScanErr
 /// and the window of [`plain_run`] are one compare each). Only the word walk starts
 /// inside an array, and `array` asks it to on that many bytes or more only. The word
 /// walk runs in the widest copy the CPU has ([`simd::widest`]: on x86_64 with `std`,
-/// AVX2 where the CPU has it; 02: 1,169 instructions in the SSE2 copy, 1,105 so; 03
-/// 1,328 and 1,252; 08 453,496 and 427,982).
+/// AVX2 where the CPU has it; 02: 1,096 instructions in the SSE2 copy, 1,046 so; 03
+/// 1,294 and 1,219; 08 415,943 and 393,340).
 // Both walks out of line: their bit stack (128 bytes) is off the stack again before
 // the caller goes on to read what it scanned.
 #[inline(always)]
@@ -274,7 +274,9 @@ fn walk(b: &[u8], mut i: usize, max_depth: u16) -> Result<usize, ScanError> {
 /// and every error are `walk`'s. The unit tests pin the two to each other. The kinds of
 /// the innermost [`KINDS_HELD`] open containers are a register, shifted on each open
 /// and close; only deeper ones touch the bit stack (08: 474,554 instructions with every
-/// kind in the bit stack, 467,262 so).
+/// kind in the bit stack, 467,262 so). A value that is not a container goes to the
+/// general walk at once, so that only a container's closing asks whether the
+/// outermost value ended.
 ///
 /// `level` is 0, or with [`ARRAY_OPEN`] the walk starts inside an array already open,
 /// where one of its elements starts at `i`, and ends after that array closes. (The

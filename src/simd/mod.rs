@@ -15,8 +15,8 @@
 //! On x86_64 with the `std` feature, [`widest`] also runs the scanner's word walk in a
 //! second copy compiled for AVX2, BMI1 and BMI2 when the CPU has them (asked once at run
 //! time, `wide.rs`): the same source, so the SSE2 bodies above get the VEX encoding
-//! there (02: 1,169 instructions in the SSE2 copy, 1,105 in the AVX2 one; 08 453,496
-//! and 427,982).
+//! there (02: 1,096 instructions in the SSE2 copy, 1,046 in the AVX2 one; 08 415,943
+//! and 393,340).
 //!
 //! The SIMD bodies and that dispatch are the only `unsafe` code of the crate (the
 //! intrinsics are `unsafe` functions, a vector load reads through a raw pointer, and a
