@@ -4,7 +4,6 @@
 # shared corpus's documents and messages when it finds that (see corpus_seeds), with
 # -rss_limit_mb=2048. Exits non-zero if any target crashes, fails an assertion, leaks
 # memory past the limit or hangs (-timeout=10), printing the crashing input's path.
-# The targets run FUZZ_JOBS at a time (default: one per core).
 #
 #   bash fuzz/smoke.sh [SECONDS]        # from the repository root, or from anywhere
 #
@@ -12,9 +11,10 @@
 # "SKIP: ..." and exits 0) and cargo-fuzz (installed with `cargo install --locked` if
 # missing). Environment: FUZZ_SANITIZER (default "none": the crate's only unsafe code
 # is the in-bounds SIMD loads of src/simd/, so ASan would mostly slow the run; use
-# "address" for a careful run), FUZZ_TARGETS (default: all of them), FUZZ_JOBS (default: the number of cores). The
-# environment reaches the build: CI runs some targets again with JSONRPC_SLICE_COMPACT=1,
-# the firmware's compact build (build.rs).
+# "address" for a careful run), FUZZ_TARGETS (default: all of them), FUZZ_JOBS (how
+# many run at once; default: the number of cores). The environment reaches the build:
+# CI runs some targets again with JSONRPC_SLICE_COMPACT=1, the firmware's compact build
+# (build.rs).
 set -euo pipefail
 
 SECS="${1:-30}"
