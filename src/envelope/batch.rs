@@ -46,8 +46,9 @@ pub(super) struct Recorded {
     /// The values of `method`, `params` and `id` (indexed by `Member as usize - 1`):
     /// start and end; `[0, 0]` when absent (no value starts at 0, the `[`).
     spans: [[u16; 2]; 3],
-    /// The offset just after the element.
-    end: u16,
+    /// Where the next element starts, whitespace not skipped yet (the offset after
+    /// the element's `,`), or the batch's length after the last.
+    next: u16,
     /// Bit `Member as u8` set for each of the request members given twice, and
     /// [`VERSION`] and [`READ_AGAIN`].
     flags: u8,
@@ -65,7 +66,7 @@ impl Recorded {
     /// No member yet.
     const EMPTY: Self = Self {
         spans: [[0; 2]; 3],
-        end: 0,
+        next: 0,
         flags: 0,
     };
 }
@@ -115,8 +116,8 @@ impl<'a> BatchElements<'a> {
         if start >= batch.len() {
             return None;
         }
-        let (slots, end) = records.take(batch, start)?;
-        self.step(end);
+        let (slots, next) = records.take(batch, start)?;
+        self.pos = skip_ws(batch, next);
         Some(slots)
     }
 
@@ -179,7 +180,8 @@ impl Records {
     const NONE: Self = Self {};
 
     /// The next element, at `start` in `batch`, from its record, if the validating
-    /// pass recorded it: its members if it is an object, and the offset after it.
+    /// pass recorded it: its members if it is an object, and where the next element
+    /// starts (whitespace not skipped yet).
     #[cfg(jsonrpc_slice_fast)]
     #[inline(always)]
     fn take<'a>(&mut self, batch: &'a [u8], start: usize) -> Option<(Option<Slots<'a>>, usize)> {
@@ -206,7 +208,7 @@ impl Records {
                 element.flags,
             )
         });
-        Some((slots, element.end as usize))
+        Some((slots, element.next as usize))
     }
 
     /// The compact build records nothing.
@@ -415,9 +417,9 @@ impl Visit for ElementRecorder<'_, '_> {
     }
 
     #[inline(always)]
-    fn element_end(&mut self, end: usize) {
+    fn element_end(&mut self, next: usize) {
         if let Some(element) = self.recorded.get_mut(self.len) {
-            element.end = end.saturating_sub(self.base) as u16;
+            element.next = next.saturating_sub(self.base) as u16;
         }
         self.len += 1;
     }

@@ -40,9 +40,11 @@ pub(super) trait Visit {
     /// the string `"2.0"` at `value..value + 5`, read whole (no [`key`](Self::key) or
     /// [`end`](Self::end) is reported for it).
     fn version(&mut self, value: usize);
-    /// In a batch: an element (an object or any other value) ends at `end`.
+    /// In a batch: an element (an object or any other value) ended, and so did the
+    /// `,` or `]` after it; the next element, if any, starts at `next` or after
+    /// whitespace from there (after a `]`, `next` is the offset after the batch).
     #[inline(always)]
-    fn element_end(&mut self, _end: usize) {}
+    fn element_end(&mut self, _next: usize) {}
 }
 
 /// Reads the message `input` whose outermost value, an object, starts at `at`, with
@@ -58,7 +60,7 @@ pub(super) fn object<V: Visit>(input: &[u8], at: usize, max_depth: u16, visit: &
 }
 
 /// Reads the batch `input` whose `[` is at `at`, as [`object`] reads an object, its
-/// objects' members reported to `visit`, and the end of each element
+/// objects' members reported to `visit`, and where each element ends
 /// ([`Visit::element_end`]). The offset after the `]`, or `None` when it gave up (not
 /// valid JSON, too deep, or empty).
 #[inline(always)]
@@ -78,10 +80,15 @@ pub(super) fn batch<V: Visit>(
             (_, b']') => return None,
             (value, _) => scan::value(input, value, element).ok()?,
         };
-        visit.element_end(end);
         match skip_ws_to(input, end) {
-            (comma, b',') => i = comma + 1,
-            (close, b']') => break close,
+            (comma, b',') => {
+                i = comma + 1;
+                visit.element_end(i);
+            }
+            (close, b']') => {
+                visit.element_end(close + 1);
+                break close;
+            }
             _ => return None,
         }
     };
