@@ -340,6 +340,7 @@ impl Visit for Counter {
 #[cfg(jsonrpc_slice_fast)]
 pub(super) struct ElementRecorder<'a, 'r> {
     /// The offset of the batch's `[` in the input: records are offsets into the batch.
+    /// Every offset recorded is at or after it.
     base: usize,
     /// The member being walked, in the input.
     current: MemberStart<'a>,
@@ -402,8 +403,8 @@ impl Visit for ElementRecorder<'_, '_> {
                 element.flags |= 1 << m as u8;
             }
             *span = [
-                value.saturating_sub(self.base) as u16,
-                end.saturating_sub(self.base) as u16,
+                value.wrapping_sub(self.base) as u16,
+                end.wrapping_sub(self.base) as u16,
             ];
         }
     }
@@ -419,7 +420,7 @@ impl Visit for ElementRecorder<'_, '_> {
     #[inline(always)]
     fn element_end(&mut self, next: usize) {
         if let Some(element) = self.recorded.get_mut(self.len) {
-            element.next = next.saturating_sub(self.base) as u16;
+            element.next = next.wrapping_sub(self.base) as u16;
         }
         self.len += 1;
     }
