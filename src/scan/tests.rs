@@ -395,6 +395,52 @@ fn the_build_is_the_one_asked_for() {
 /// input, cut at every length: the word walk reads a run that ends within 16 bytes of
 /// its start from one window of 24 bytes, and the rest past its end; its copies give
 /// the general walk's answer on each.
+/// A key and its string value, read at once by the word walk's `nested_key` where they
+/// fit its masks: every key length around the first mask's 16 bytes, every value
+/// length around both masks' 32, a value that stops (an escape, non-ASCII, a control
+/// byte, a quote too early) at its end, first members and later ones, and every cut
+/// of some of them: all four walks agree.
+#[test]
+fn keys_with_string_values_agree() {
+    let mut checked = 0;
+    for key_len in 0..=20 {
+        let key = "k".repeat(key_len);
+        for value_len in 0..=36 {
+            let value = "v".repeat(value_len);
+            for stop in ["", "\\n", "é", "\u{1}", "\"", " "] {
+                for tail in ["", "                                        "] {
+                    for doc in [
+                        std::format!("{{\"{key}\":\"{value}{stop}\"}}{tail}"),
+                        std::format!("{{\"a\":1,\"{key}\":\"{value}{stop}\",\"x\":[1]}}{tail}"),
+                        std::format!("[{{\"a\":1,\"{key}\": \"{value}{stop}\" }}]{tail}"),
+                    ] {
+                        let doc = doc.as_bytes();
+                        let cuts = if matches!(key_len, 0 | 13 | 16) && tail.is_empty() {
+                            0..=doc.len()
+                        } else {
+                            doc.len()..=doc.len()
+                        };
+                        for cut in cuts {
+                            let input = &doc[..cut];
+                            let [want, words, built, widest] = value::walks(input, 0, 8);
+                            for got in [words, built, widest] {
+                                assert_eq!(
+                                    got,
+                                    want,
+                                    "{:?}",
+                                    std::string::String::from_utf8_lossy(input)
+                                );
+                            }
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 50_000, "{checked}");
+}
+
 #[test]
 fn plain_runs_of_every_length_agree() {
     let mut checked = 0;
