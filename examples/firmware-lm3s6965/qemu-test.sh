@@ -9,8 +9,9 @@
 #    CI=true: FAIL, exit 1);
 # 2. builds the firmware (release) and replays the JSON-RPC spec examples and the
 #    edge cases of qemu_transcript.py, then `stats` and `shutdown`: QEMU must exit 0;
-# 3. builds the `defmt` variant and runs a short transcript with defmt logging on
-#    (decoded with defmt-print when that is installed);
+# 3. builds the `defmt` variant, runs a short transcript with defmt logging on, decodes
+#    the frames with defmt-print (installed with `cargo install --locked` when missing)
+#    and checks that the log has every line of defmt-expected.log;
 # 4. budget.sh: flash, codec share, static RAM, stack peak.
 #
 # Every wait has a timeout. A budget over its limit fails, unless it is named in
@@ -42,6 +43,10 @@ skip() { # under CI=true a test that cannot run fails
 stage "toolchain"
 rustup target add thumbv7m-none-eabi
 rustup component add llvm-tools >/dev/null 2>&1 || rustup component add llvm-tools-preview >/dev/null 2>&1 || true
+if ! command -v defmt-print >/dev/null 2>&1; then
+    echo "installing defmt-print (cargo install --locked)"
+    cargo install defmt-print --locked --quiet
+fi
 
 stage "qemu-system-arm"
 if ! command -v qemu-system-arm >/dev/null 2>&1; then
@@ -151,11 +156,27 @@ if [ ! -s "$WORK/defmt/semihosting.out" ]; then
     exit 1
 fi
 echo "defmt log: $(wc -c <"$WORK/defmt/semihosting.out") bytes of frames in $WORK/defmt/semihosting.out"
-if command -v defmt-print >/dev/null 2>&1; then
-    timeout 30 defmt-print -e "$WORK/firmware-defmt.elf" <"$WORK/defmt/semihosting.out" | head -n 40 || true
-else
-    echo "(defmt-print not installed: cargo install defmt-print, then see README.md)"
+# The log as the crate's `defmt::Format` impls write it: every line of
+# defmt-expected.log must be in it, whole (the `stats` reply, whose numbers vary, is not
+# among them).
+if ! timeout 30 defmt-print -e "$WORK/firmware-defmt.elf" <"$WORK/defmt/semihosting.out" \
+    >"$WORK/defmt/decoded.log"; then
+    echo "FAIL (defmt): defmt-print could not decode the frames"
+    exit 1
 fi
+missing=0
+while IFS= read -r want; do
+    if ! grep -qxF -- "$want" "$WORK/defmt/decoded.log"; then
+        echo "FAIL (defmt): the decoded log lacks: $want"
+        missing=1
+    fi
+done <"$HERE/defmt-expected.log"
+if [ "$missing" != 0 ]; then
+    echo "--- the decoded log:"
+    cat "$WORK/defmt/decoded.log"
+    exit 1
+fi
+echo "defmt log decoded: $(wc -l <"$WORK/defmt/decoded.log") lines, all $(wc -l <"$HERE/defmt-expected.log") expected ones among them"
 
 stage "budgets"
 if ! bash "$HERE/budget.sh" --stats "$WORK/firmware/stats.json"; then
