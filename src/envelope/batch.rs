@@ -44,7 +44,7 @@ pub(super) const RECORDED_BYTES: usize = u16::MAX as usize;
 #[derive(Copy, Clone)]
 pub(super) struct Recorded {
     /// The values of `method`, `params` and `id` (indexed by `Member as usize - 1`):
-    /// start and end; `[0, 0]` when absent (no value starts at 0, the `[`).
+    /// start and length; `[0, 0]` when absent (no value is empty).
     spans: [[u16; 2]; 3],
     /// Where the next element starts, whitespace not skipped yet (the offset after
     /// the element's `,`), or the batch's length after the last.
@@ -195,9 +195,10 @@ impl Records {
             return None;
         }
         let slots = (byte_at(batch, start) == b'{').then(|| {
-            let value = |[from, to]: [u16; 2]| {
-                (to != 0)
-                    .then(|| batch.get(from as usize..to as usize))
+            let value = |[from, len]: [u16; 2]| {
+                let from = from as usize;
+                (len != 0)
+                    .then(|| batch.get(from..from + len as usize))
                     .flatten()
                     .map(RawJson::trusted)
             };
@@ -404,7 +405,7 @@ impl Visit for ElementRecorder<'_, '_> {
             }
             *span = [
                 value.wrapping_sub(self.base) as u16,
-                end.wrapping_sub(self.base) as u16,
+                end.wrapping_sub(value) as u16,
             ];
         }
     }
