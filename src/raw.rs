@@ -258,14 +258,9 @@ impl<'a> Cursor<'a> {
     /// value, `:` after a key); anything else there ends the walk.
     fn take(&mut self, sep: u8) -> Option<RawJson<'a>> {
         let start = self.i;
-        let end = skip_trusted(self.b, start);
+        let (end, next) = skip_item(self.b, start, sep);
         let value = self.b.get(start..end)?;
-        let next = self.ws(end);
-        self.i = if self.b.get(next) == Some(&sep) {
-            self.ws(next + 1)
-        } else {
-            self.b.len()
-        };
+        self.i = next;
         if value.is_empty() {
             self.i = self.b.len();
             return None;
@@ -289,6 +284,17 @@ pub(crate) fn skip_trusted(b: &[u8], i: usize) -> usize {
         return skip_by_validating(b, i);
     }
     scan::skip_value_trusted(b, i)
+}
+
+/// [`skip_trusted`] of the value at `i`, and where the next item starts after it
+/// ([`scan::after_separator`]).
+#[inline(always)]
+fn skip_item(b: &[u8], i: usize, sep: u8) -> (usize, usize) {
+    if FAST_PATHS && i < b.len() {
+        return scan::skip_item_trusted(b, i, sep);
+    }
+    let end = skip_trusted(b, i);
+    (end, scan::after_separator(b, end, sep))
 }
 
 /// [`skip_trusted`] in the compact build: the validator's own rules, so the trusted

@@ -3,10 +3,11 @@
 //! It only finds ends: strings over `simd::plain_end`, brackets counted outside
 //! strings a word at a time on the fast build. On input that is not valid JSON it still
 //! ends, at or before the end of the input, without panicking. Its callers are
-//! `raw::skip_trusted` and the envelope's batch reader (`Slots::read`); the unit tests
-//! pin it to the validator.
+//! `raw::skip_trusted`, `raw::Cursor` (through `skip_item_trusted`, a value and its
+//! separator) and the envelope's batch reader (`Slots::read`); the unit tests pin it to
+//! the validator, and the item skip to the value skip and `after_separator`.
 
-use super::{byte_at, FAST_PATHS};
+use super::{byte_at, skip_ws, FAST_PATHS};
 use crate::simd;
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -54,7 +55,62 @@ pub(crate) fn skip_string_trusted(b: &[u8], i: usize) -> usize {
 /// skipped by a leaf that saves no registers (the reply row, whose handler takes two
 /// numbers: 1,078 instructions → 1,056).
 #[inline(never)]
-pub(crate) fn skip_value_trusted(b: &[u8], mut i: usize) -> usize {
+pub(crate) fn skip_value_trusted(b: &[u8], i: usize) -> usize {
+    value_end(b, i)
+}
+
+/// [`skip_value_trusted`], and where the next item starts after it: past whitespace,
+/// `sep` and whitespace, or `b.len()` when `sep` does not follow. One leaf for the
+/// walk over an array's elements or an object's members (`raw::Cursor`), whose caller
+/// then keeps fewer values across the call: a scalar with its separator right after it
+/// is read here; a string, a container and whitespace around the separator go on out
+/// of line, each a tail call, so that this saves no registers.
+#[inline(never)]
+pub(crate) fn skip_item_trusted(b: &[u8], mut i: usize, sep: u8) -> (usize, usize) {
+    if matches!(byte_at(b, i), b'"' | b'{' | b'[') {
+        return skip_item_out_of_line(b, i, sep);
+    }
+    while scalar_byte(byte_at(b, i)) {
+        i += 1;
+    }
+    let end = i.min(b.len());
+    // As `after_separator`, when no whitespace is there (`byte_at` is 0 past the end).
+    match byte_at(b, end) {
+        c if c == sep && byte_at(b, end + 1) > b' ' => (end, end + 1),
+        c if c > b' ' && c != sep => (end, b.len()),
+        _ => item_after(b, end, sep),
+    }
+}
+
+/// [`skip_item_trusted`] of a string or a container.
+#[inline(never)]
+fn skip_item_out_of_line(b: &[u8], i: usize, sep: u8) -> (usize, usize) {
+    let end = value_end(b, i);
+    (end, after_separator(b, end, sep))
+}
+
+/// [`skip_item_trusted`] after a value that ends at `end`, whitespace around its
+/// separator (or the end of the input).
+#[inline(never)]
+fn item_after(b: &[u8], end: usize, sep: u8) -> (usize, usize) {
+    (end, after_separator(b, end, sep))
+}
+
+/// Where the next item starts after a value that ends at `end`: past whitespace, `sep`
+/// and whitespace, or `b.len()` when `sep` does not follow.
+#[inline(always)]
+pub(crate) fn after_separator(b: &[u8], end: usize, sep: u8) -> usize {
+    let next = skip_ws(b, end);
+    if byte_at(b, next) == sep {
+        skip_ws(b, next + 1)
+    } else {
+        b.len()
+    }
+}
+
+/// [`skip_value_trusted`]'s body.
+#[inline(always)]
+fn value_end(b: &[u8], mut i: usize) -> usize {
     match byte_at(b, i) {
         b'"' => skip_string_out_of_line(b, i),
         b'{' | b'[' => skip_container_trusted(b, i),

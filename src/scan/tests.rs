@@ -312,6 +312,37 @@ fn trusted_skips_agree_and_never_run_past_the_end() {
     }
 }
 
+/// The item skip (a value and the separator after it, one leaf for `raw::Cursor`) is
+/// the value skip and `after_separator`, from every offset of every input, valid or
+/// not, for both separators, and ends within the input.
+#[test]
+fn item_skips_are_the_value_skip_and_its_separator() {
+    let own: [&[u8]; 6] = [
+        br#"[1,2 , 3 ,4 ]"#,
+        br#"{"a":1,"b" : true ,"c":null}"#,
+        b"[1,\n2,\t\"x\",[3] ,{\"k\":4},5",
+        b"[1,",
+        b"[-0.5e+3]",
+        b"tru",
+    ];
+    let mut checked = 0;
+    for input in inputs().into_iter().chain(own.iter().map(|b| b.to_vec())) {
+        if input.len() > 512 {
+            continue;
+        }
+        for i in 0..=input.len() {
+            for sep in [b',', b':'] {
+                let end = skip_value_trusted(&input, i);
+                let want = (end, after_separator(&input, end, sep));
+                assert_eq!(skip_item_trusted(&input, i, sep), want, "{input:?} at {i}");
+                assert!(want.1 <= input.len());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
+}
+
 /// Nesting far past anything recursion could take costs no stack: the bit stack.
 #[test]
 fn deep_nesting_is_refused_or_walked_without_recursion() {
