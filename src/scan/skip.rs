@@ -66,14 +66,11 @@ pub(crate) fn skip_value_trusted(b: &[u8], i: usize) -> usize {
 /// is read here; a string, a container and whitespace around the separator go on out
 /// of line, each a tail call, so that this saves no registers.
 #[inline(never)]
-pub(crate) fn skip_item_trusted(b: &[u8], mut i: usize, sep: u8) -> (usize, usize) {
+pub(crate) fn skip_item_trusted(b: &[u8], i: usize, sep: u8) -> (usize, usize) {
     if matches!(byte_at(b, i), b'"' | b'{' | b'[') {
         return skip_item_out_of_line(b, i, sep);
     }
-    while scalar_byte(byte_at(b, i)) {
-        i += 1;
-    }
-    let end = i.min(b.len());
+    let end = scalar_end(b, i);
     // As `after_separator`, when no whitespace is there (`byte_at` is 0 past the end).
     match byte_at(b, end) {
         c if c == sep && byte_at(b, end + 1) > b' ' => (end, end + 1),
@@ -110,17 +107,21 @@ pub(crate) fn after_separator(b: &[u8], end: usize, sep: u8) -> usize {
 
 /// [`skip_value_trusted`]'s body.
 #[inline(always)]
-fn value_end(b: &[u8], mut i: usize) -> usize {
+fn value_end(b: &[u8], i: usize) -> usize {
     match byte_at(b, i) {
         b'"' => skip_string_out_of_line(b, i),
         b'{' | b'[' => skip_container_trusted(b, i),
-        _ => {
-            while scalar_byte(byte_at(b, i)) {
-                i += 1;
-            }
-            i.min(b.len())
-        }
+        _ => scalar_end(b, i),
     }
+}
+
+/// The offset after the number or literal that starts at `i` (see [`scalar_byte`]).
+#[inline(always)]
+fn scalar_end(b: &[u8], mut i: usize) -> usize {
+    while scalar_byte(byte_at(b, i)) {
+        i += 1;
+    }
+    i.min(b.len())
 }
 
 /// [`skip_string_trusted`], one copy for [`skip_value_trusted`]'s callers.
