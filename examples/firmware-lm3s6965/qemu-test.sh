@@ -43,10 +43,6 @@ skip() { # under CI=true a test that cannot run fails
 stage "toolchain"
 rustup target add thumbv7m-none-eabi
 rustup component add llvm-tools >/dev/null 2>&1 || rustup component add llvm-tools-preview >/dev/null 2>&1 || true
-if ! command -v defmt-print >/dev/null 2>&1; then
-    echo "installing defmt-print (cargo install --locked)"
-    cargo install defmt-print --locked --quiet
-fi
 
 stage "qemu-system-arm"
 if ! command -v qemu-system-arm >/dev/null 2>&1; then
@@ -156,6 +152,10 @@ if [ ! -s "$WORK/defmt/semihosting.out" ]; then
     exit 1
 fi
 echo "defmt log: $(wc -c <"$WORK/defmt/semihosting.out") bytes of frames in $WORK/defmt/semihosting.out"
+if ! command -v defmt-print >/dev/null 2>&1; then
+    echo "installing defmt-print (cargo install --locked)"
+    cargo install defmt-print --locked --quiet
+fi
 # The log as the crate's `defmt::Format` impls write it: every line of
 # defmt-expected.log must be in it, whole (the `stats` reply, whose numbers vary, is not
 # among them).
