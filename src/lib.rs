@@ -31,8 +31,11 @@
 //!
 //! fn add<'p>(ctx: &mut Ctx, params: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
 //!     ctx.calls += 1;
-//!     let a = params.nth(0).and_then(|v| v.as_i64()).ok_or(RpcError::invalid_params())?;
-//!     let b = params.nth(1).and_then(|v| v.as_i64()).ok_or(RpcError::invalid_params())?;
+//!     // The two numbers, read in one pass.
+//!     let mut args = params.positional();
+//!     let (Some(Ok(a)), Some(Ok(b))) = (args.next_i64(), args.next_i64()) else {
+//!         return Err(RpcError::invalid_params());
+//!     };
 //!     Ok(out.i64(a.wrapping_add(b))?)
 //! }
 //!

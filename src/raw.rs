@@ -111,25 +111,9 @@ impl<'a> RawJson<'a> {
     /// The number as an `i64`, if it is an integer lexeme (no fraction, no exponent)
     /// that fits.
     pub fn as_i64(&self) -> Option<i64> {
-        let (neg, digits) = match self.bytes {
-            [b'-', rest @ ..] => (true, rest),
-            rest => (false, rest),
-        };
-        if digits.is_empty() {
-            return None;
-        }
-        // Accumulate negatively so that i64::MIN fits.
-        let mut v: i64 = 0;
-        for &d in digits {
-            if !d.is_ascii_digit() {
-                return None;
-            }
-            v = v.checked_mul(10)?.checked_sub((d - b'0') as i64)?;
-        }
-        if neg {
-            Some(v)
-        } else {
-            v.checked_neg()
+        match integer_at(self.bytes, 0) {
+            Some((value, end)) if end == self.bytes.len() => value,
+            _ => None,
         }
     }
 
@@ -242,6 +226,30 @@ impl<'a> Cursor<'a> {
         self.take(b',')
     }
 
+    /// Takes the value at the cursor as an `i64` (`Err`: the value, when it is not an
+    /// integer that fits), reading an integer's digits once.
+    #[inline(always)]
+    fn take_i64(&mut self) -> Option<Result<i64, RawJson<'a>>> {
+        let (b, start) = (self.b, self.i);
+        let Some((value, end)) = integer_at(b, start)
+            .filter(|&(_, end)| !matches!(scan::byte_at(b, end), b'.' | b'e' | b'E'))
+        else {
+            return self.take_other_as_i64();
+        };
+        self.i = scan::next_item(b, end, b',');
+        match value {
+            Some(v) => Some(Ok(v)),
+            None => Some(Err(RawJson::trusted(b.get(start..end)?))),
+        }
+    }
+
+    /// [`take_i64`](Self::take_i64) of anything but an integer lexeme.
+    #[inline(never)]
+    fn take_other_as_i64(&mut self) -> Option<Result<i64, RawJson<'a>>> {
+        let v = self.take_value()?;
+        Some(v.as_i64().ok_or(v))
+    }
+
     /// Takes a `"key":` at the cursor.
     // Inlined into its callers in the compact build (flash: 20 bytes less on a
     // Cortex-M than its own copy).
@@ -320,6 +328,34 @@ fn skip_by_validating(b: &[u8], i: usize) -> usize {
     scan::value(b, i, scan::MAX_DEPTH_LIMIT).unwrap_or(b.len())
 }
 
+/// The integer at `i` (`-`, if there is one, then digits): its value if it fits an
+/// `i64`, and the offset after its digits; `None` when no digit is there. An integer
+/// lexeme if no fraction or exponent follows, which its callers check:
+/// [`RawJson::as_i64`] (the digits end the value) and [`Elements::next_i64`], which
+/// reads an element's value as it passes over it.
+#[inline(always)]
+fn integer_at(b: &[u8], i: usize) -> Option<(Option<i64>, usize)> {
+    let negative = scan::byte_at(b, i) == b'-';
+    let first = i + usize::from(negative);
+    let mut end = first;
+    // Exact up to 19 digits (10^19 - 1 < 2^64); JSON has no leading zeros, so a
+    // lexeme of 20 digits or more never fits.
+    let mut magnitude = 0u64;
+    while let d @ 0..=9 = scan::byte_at(b, end).wrapping_sub(b'0') {
+        magnitude = magnitude.wrapping_mul(10).wrapping_add(u64::from(d));
+        end += 1;
+    }
+    if end == first {
+        return None;
+    }
+    let value = if negative {
+        0i64.checked_sub_unsigned(magnitude)
+    } else {
+        i64::try_from(magnitude).ok()
+    };
+    Some((value.filter(|_| end - first <= 19), end))
+}
+
 /// The elements of a JSON array, in order. See [`RawJson::elements`].
 #[derive(Clone)]
 pub struct Elements<'a> {
@@ -332,6 +368,27 @@ impl<'a> Iterator for Elements<'a> {
     fn next(&mut self) -> Option<RawJson<'a>> {
         // At the end, `take_value` finds nothing and says so.
         self.cursor.take_value()
+    }
+}
+
+impl<'a> Elements<'a> {
+    /// The next element as an `i64`, read in one step (its digits are read as it is
+    /// passed over, not again after): `None` when no element is left, `Some(Err(v))`
+    /// with the element when it is not an integer that fits, which is passed over too.
+    /// The same as `next().map(|v| v.as_i64().ok_or(v))`.
+    ///
+    /// ```
+    /// use jsonrpc_slice::RawJson;
+    ///
+    /// let mut params = RawJson::new(b"[42, 23, 1.5]")?.elements();
+    /// assert_eq!((params.next_i64(), params.next_i64()), (Some(Ok(42)), Some(Ok(23))));
+    /// assert_eq!(params.next_i64().unwrap().unwrap_err().as_bytes(), b"1.5");
+    /// assert_eq!(params.next_i64(), None);
+    /// # Ok::<(), jsonrpc_slice::scan::ScanError>(())
+    /// ```
+    #[inline]
+    pub fn next_i64(&mut self) -> Option<Result<i64, RawJson<'a>>> {
+        self.cursor.take_i64()
     }
 }
 
@@ -646,10 +703,80 @@ mod tests {
                 };
                 assert_eq!(raw.as_i64(), text.parse::<i64>().ok(), "{text}");
                 assert_eq!(raw.as_u64(), text.parse::<u64>().ok(), "{text}");
+                // The element read alone, first and last in an array.
+                let want = text.parse::<i64>().ok();
+                let read = |array: std::string::String, at: usize| {
+                    let mut elements = RawJson::new(array.as_bytes()).unwrap().elements();
+                    let got: std::vec::Vec<_> = (0..3).map(|_| elements.next_i64()).collect();
+                    let other = if at == 0 { got.get(1) } else { got.first() };
+                    if array.contains(',') {
+                        assert_eq!(other, Some(&Some(Ok(0))), "{array}");
+                    }
+                    assert_eq!(got[at].map(|v| v.ok()), Some(want), "{array}");
+                    assert_eq!(got[2], None, "{array}");
+                };
+                read(std::format!("[{text}]"), 0);
+                read(std::format!("[ {text} , 0]"), 0);
+                read(std::format!("[0,{text}]"), 1);
                 checked += 1;
             }
         }
         assert!(checked > 150, "{checked}");
+    }
+
+    /// `Elements::next_i64` is `next()` with `as_i64`: the same answer and the same
+    /// walk after it, on every kind of element, with whitespace or none around the
+    /// commas, read by either in any order.
+    #[test]
+    fn next_i64_is_next_with_as_i64() {
+        let elements = [
+            "0",
+            "-0",
+            "7",
+            "-12",
+            "1.5",
+            "-2e3",
+            "1E2",
+            "12345678901234567890",
+            "\"3\"",
+            "[1,2]",
+            "{\"a\":1}",
+            "true",
+            "null",
+            "[]",
+            "-9223372036854775808",
+        ];
+        let separators = [",", " ,", ", ", " \n, \t"];
+        let mut arrays = 0;
+        for k in 0..separators.len() {
+            for first in 0..elements.len() {
+                // Every element once, starting at `first`, with a separator that
+                // changes along the array.
+                let mut text = std::string::String::from("[");
+                for j in 0..elements.len() {
+                    if j > 0 {
+                        text += separators[(k + j) % separators.len()];
+                    }
+                    text += elements[(first + j) % elements.len()];
+                }
+                text += if k % 2 == 0 { "]" } else { " ]" };
+                let raw = RawJson::new(text.as_bytes()).unwrap();
+                for pattern in 0u32..4 {
+                    let (mut fused, mut reference) = (raw.elements(), raw.elements());
+                    for step in 0..=elements.len() {
+                        if (pattern >> (step % 2)) & 1 == 0 {
+                            let want = reference.next().map(|v| v.as_i64().ok_or(v));
+                            assert_eq!(fused.next_i64(), want, "{text} step {step}");
+                        } else {
+                            assert_eq!(fused.next(), reference.next(), "{text} step {step}");
+                        }
+                    }
+                    assert_eq!(fused.next_i64(), None, "{text}");
+                }
+                arrays += 1;
+            }
+        }
+        assert_eq!(arrays, separators.len() * elements.len());
     }
 
     #[test]

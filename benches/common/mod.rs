@@ -556,7 +556,8 @@ fn simd_call(nodes: &[Node<'_>]) -> u64 {
 // the way each crate reads them: serde_json and sonic-rs take a raw view in the request
 // struct, then deserialize it as `(i64, i64)` once the method is known (what a
 // dispatching server must do); jsonrpsee-types through its `Params::parse`; simd-json
-// from its tape; jsonrpc-slice with `Params::positional` (one pass over the two) and `RawJson::as_i64`. The id is
+// from its tape; jsonrpc-slice with `Params::positional` and `Elements::next_i64` (one
+// pass over the two, each number read as it is passed over). The id is
 // echoed as received (a raw view, or the tape's node).
 
 /// The reply every implementation writes for message 01.
@@ -739,9 +740,7 @@ fn subtract_params<'p>(
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
     let mut positional = params.positional();
-    let a = positional.next().and_then(|v| v.as_i64());
-    let b = positional.next().and_then(|v| v.as_i64());
-    let (Some(a), Some(b)) = (a, b) else {
+    let (Some(Ok(a)), Some(Ok(b))) = (positional.next_i64(), positional.next_i64()) else {
         return Err(RpcError::invalid_params());
     };
     Ok(out.i64(subtract(a, b))?)

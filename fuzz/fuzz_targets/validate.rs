@@ -75,6 +75,20 @@ fuzz_target!(|data: &[u8]| {
                 .map(|e| (offset(data, e.as_bytes()), e.as_bytes().len()))
                 .collect();
             assert_eq!(ours, theirs, "element spans");
+            // The fused integer read: each element's i64, as `str::parse` reads the
+            // element's text (for a JSON value, an integer lexeme that fits, `-0`
+            // included; `1.0` and `1e2` are not integers).
+            let mut elements = v.elements();
+            for &(start, len) in &theirs {
+                let text = &data[start..start + len];
+                let want = std::str::from_utf8(text).ok().and_then(|t| t.parse::<i64>().ok());
+                let got = elements.next_i64().expect("an element");
+                assert_eq!(got.ok(), want, "next_i64 of {text:?}");
+                if let Err(raw) = got {
+                    assert_eq!(offset(data, raw.as_bytes()), start, "next_i64's element");
+                }
+            }
+            assert_eq!(elements.next_i64(), None, "next_i64 past the end");
         }
         Kind::Object => {
             let Members(theirs) = serde_json::from_slice(data).expect("an object");

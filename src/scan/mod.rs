@@ -37,7 +37,7 @@ mod value;
 pub use error::{ScanError, ScanErrorKind};
 pub(crate) use number::{digits, number};
 pub(crate) use skip::{
-    after_separator, skip_item_trusted, skip_string_trusted, skip_value_trusted,
+    after_separator, next_item, skip_item_trusted, skip_string_trusted, skip_value_trusted,
 };
 pub(crate) use string::escape_at;
 #[cfg(feature = "serde")]

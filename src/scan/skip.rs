@@ -71,12 +71,37 @@ pub(crate) fn skip_item_trusted(b: &[u8], i: usize, sep: u8) -> (usize, usize) {
         return skip_item_out_of_line(b, i, sep);
     }
     let end = scalar_end(b, i);
-    // As `after_separator`, when no whitespace is there (`byte_at` is 0 past the end).
-    match byte_at(b, end) {
-        c if c == sep && byte_at(b, end + 1) > b' ' => (end, end + 1),
-        c if c > b' ' && c != sep => (end, b.len()),
-        _ => item_after(b, end, sep),
+    match separator_without_whitespace(b, end, sep) {
+        Some(next) => (end, next),
+        None => item_after(b, end, sep),
     }
+}
+
+/// [`after_separator`] when no whitespace is around the separator (`byte_at` is 0
+/// past the end); `None` when there is.
+#[inline(always)]
+fn separator_without_whitespace(b: &[u8], end: usize, sep: u8) -> Option<usize> {
+    match byte_at(b, end) {
+        c if c == sep && byte_at(b, end + 1) > b' ' => Some(end + 1),
+        c if c > b' ' && c != sep => Some(b.len()),
+        _ => None,
+    }
+}
+
+/// [`after_separator`], its whitespace out of line: for a walk that reads an item
+/// itself and needs only where the next one starts (`raw::Cursor`'s integers).
+#[inline(always)]
+pub(crate) fn next_item(b: &[u8], end: usize, sep: u8) -> usize {
+    match separator_without_whitespace(b, end, sep) {
+        Some(next) => next,
+        None => after_separator_out_of_line(b, end, sep),
+    }
+}
+
+/// [`after_separator`], one copy for [`next_item`].
+#[inline(never)]
+fn after_separator_out_of_line(b: &[u8], end: usize, sep: u8) -> usize {
+    after_separator(b, end, sep)
 }
 
 /// [`skip_item_trusted`] of a string or a container.
