@@ -104,7 +104,7 @@ impl<'a> Params<'a> {
     }
 
     /// The positional params in order (empty unless the params are an array), in one
-    /// pass.
+    /// pass; [`Elements::next_i64`] reads the next one as an integer in the same step.
     pub fn positional(&self) -> Elements<'a> {
         self.raw.unwrap_or(RawJson::NULL).elements()
     }
