@@ -2,8 +2,9 @@
 //! (`tests/common/counting.rs`) watches `Server::handle` run the crate's own vectors:
 //! messages shaped like every benchmark message, every example of the specification,
 //! and a list of edge cases (invalid JSON, deep nesting, overflowing replies, batches,
-//! notifications, escaped method names, every demo method, every limit). The
-//! conformance tier runs the corpus (JSONTestSuite, captured traffic) the same way.
+//! notifications, escaped method names, every demo method, every limit), and reads
+//! every value inside them with each accessor of the raw views. The conformance tier
+//! runs the corpus (JSONTestSuite, captured traffic) through `Server::handle` the same way.
 
 mod common;
 #[path = "common/counting.rs"]
@@ -381,4 +382,68 @@ fn no_allocation_on_any_path() {
     the_counter_works();
     let n = no_allocation_in(&own_cases());
     assert!(n >= 100, "only {n} cases");
+}
+
+/// The raw views' accessors allocate nothing either: every value inside every case
+/// that is JSON, read with each of them (`Elements::next_i64` beside `next`).
+#[test]
+fn no_allocation_in_the_raw_accessors() {
+    use jsonrpc_slice::RawJson;
+    use std::hint::black_box;
+
+    the_counter_works();
+    let cases = own_cases();
+    let inputs: Vec<&[u8]> = cases
+        .iter()
+        .map(|c| &c.input[..])
+        .filter(|i| RawJson::new(i).is_ok())
+        .collect();
+    let ((values, integers), n) = counting::counting(|| {
+        let (mut values, mut integers) = (0usize, 0usize);
+        // The values still to read: a stack of fixed size (deeper ones are left).
+        let mut stack = [RawJson::NULL; 256];
+        let mut scratch = [0u8; 256];
+        for input in &inputs {
+            let Ok(top) = RawJson::new(input) else {
+                continue;
+            };
+            stack[0] = top;
+            let mut depth = 1;
+            while depth > 0 {
+                depth -= 1;
+                let v = stack[depth];
+                values += 1;
+                black_box((v.kind(), v.is_null(), v.as_bool(), v.as_i64(), v.as_u64()));
+                black_box(v.as_f64());
+                if let Some(s) = v.as_str() {
+                    black_box(s.unescape_into(&mut scratch));
+                    black_box((s.eq_str("method"), s.bytes().count(), s.as_plain_str()));
+                }
+                let mut fused = v.elements();
+                for element in v.elements() {
+                    integers += usize::from(matches!(fused.next_i64(), Some(Ok(_))));
+                    if depth < stack.len() {
+                        stack[depth] = element;
+                        depth += 1;
+                    }
+                }
+                black_box(fused.next_i64());
+                for (key, member) in v.members() {
+                    black_box(key.unescape_into(&mut scratch));
+                    if depth < stack.len() {
+                        stack[depth] = member;
+                        depth += 1;
+                    }
+                }
+                black_box((v.get("params"), v.nth(1)));
+            }
+        }
+        (values, integers)
+    });
+    assert_eq!(n, 0, "{n} allocator calls reading {values} values");
+    assert!(
+        inputs.len() > 50 && values > 1000 && integers > 50,
+        "only {} inputs, {values} values, {integers} integers read",
+        inputs.len()
+    );
 }
