@@ -4,8 +4,9 @@
 //! strings a word at a time on the fast build. On input that is not valid JSON it still
 //! ends, at or before the end of the input, without panicking. Its callers are
 //! `raw::skip_trusted`, `raw::Cursor` (through `skip_item_trusted`, a value and its
-//! separator) and the envelope's batch reader (`Slots::read`); the unit tests pin it to
-//! the validator, and the item skip to the value skip and `after_separator`.
+//! separator, and `next_item`, the separator after an integer the cursor read itself)
+//! and the envelope's batch reader (`Slots::read`); the unit tests pin it to the
+//! validator, and the item skip and `next_item` to the value skip and `after_separator`.
 
 use super::{byte_at, skip_ws, FAST_PATHS};
 use crate::simd;

@@ -336,6 +336,9 @@ fn item_skips_are_the_value_skip_and_its_separator() {
                 let want = (end, after_separator(&input, end, sep));
                 assert_eq!(skip_item_trusted(&input, i, sep), want, "{input:?} at {i}");
                 assert!(want.1 <= input.len());
+                // The separator alone, after a value that ends at `i`.
+                let after = after_separator(&input, i, sep);
+                assert_eq!(next_item(&input, i, sep), after, "{input:?} at {i}");
                 checked += 1;
             }
         }
