@@ -35,6 +35,7 @@ fn div10_narrow(v: u64) -> (u64, u8) {
 impl ResultWriter<'_> {
     /// An unsigned integer's digits, all or nothing (no value structure: see
     /// [`u64`](Self::u64) for that).
+    #[inline]
     pub(crate) fn u64_digits(&mut self, v: u64) -> Result<(), WriteError> {
         if !FAST_PATHS {
             return self.digits_in_place(false, v);
@@ -57,6 +58,8 @@ impl ResultWriter<'_> {
     }
 
     /// [`digits`](Self::digits) past the small cases: made in an array, pushed once.
+    /// Out of line, so that a small number's digits cost their caller no frame.
+    #[inline(never)]
     fn digits_array(&mut self, minus: bool, mut v: u64) -> Result<(), WriteError> {
         // 20 digits at most, and the sign.
         let mut digits = [0u8; 21];
@@ -138,6 +141,7 @@ impl ResultWriter<'_> {
     }
 
     /// A signed integer's digits, all or nothing.
+    #[inline]
     pub(crate) fn i64_digits(&mut self, v: i64) -> Result<(), WriteError> {
         if !FAST_PATHS {
             return self.digits_in_place(v < 0, v.unsigned_abs());
