@@ -234,20 +234,15 @@ impl<'a> Cursor<'a> {
         let Some((value, end)) = integer_at(b, start)
             .filter(|&(_, end)| !matches!(scan::byte_at(b, end), b'.' | b'e' | b'E'))
         else {
-            return self.take_other_as_i64();
+            let (taken, next) = take_other_as_i64(b, start);
+            self.i = next;
+            return taken;
         };
         self.i = scan::next_item(b, end, b',');
         match value {
             Some(v) => Some(Ok(v)),
             None => Some(Err(RawJson::trusted(b.get(start..end)?))),
         }
-    }
-
-    /// [`take_i64`](Self::take_i64) of anything but an integer lexeme.
-    #[inline(never)]
-    fn take_other_as_i64(&mut self) -> Option<Result<i64, RawJson<'a>>> {
-        let v = self.take_value()?;
-        Some(v.as_i64().ok_or(v))
     }
 
     /// Takes a `"key":` at the cursor.
@@ -326,6 +321,16 @@ fn skip_by_validating(b: &[u8], i: usize) -> usize {
         _ => {}
     }
     scan::value(b, i, scan::MAX_DEPTH_LIMIT).unwrap_or(b.len())
+}
+
+/// [`Cursor::take_i64`] of anything but an integer lexeme, at `i` in `b`: what it
+/// takes, and where the cursor goes on. Out of line, and given the cursor's fields by
+/// value, so that the usual path keeps the cursor in registers.
+#[inline(never)]
+fn take_other_as_i64(b: &[u8], i: usize) -> (Option<Result<i64, RawJson<'_>>>, usize) {
+    let mut cursor = Cursor::at(b, i);
+    let taken = cursor.take_value().map(|v| v.as_i64().ok_or(v));
+    (taken, cursor.i)
 }
 
 /// The integer at `i` (`-`, if there is one, then digits): its value if it fits an
