@@ -231,8 +231,8 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     fn take_i64(&mut self) -> Option<Result<i64, RawJson<'a>>> {
         let (b, start) = (self.b, self.i);
-        let Some((value, end)) = integer_at(b, start)
-            .filter(|&(_, end)| !matches!(scan::byte_at(b, end), b'.' | b'e' | b'E'))
+        let Some((value, end)) =
+            integer_at(b, start).filter(|&(_, end)| !fraction_or_exponent_at(b, end))
         else {
             let (taken, next) = take_other_as_i64(b, start);
             self.i = next;
@@ -314,13 +314,21 @@ fn skip_by_validating(b: &[u8], i: usize) -> usize {
         // An integer: its digits; a fraction or an exponent goes to the validator.
         b'-' | b'0'..=b'9' => {
             let end = scan::digits(b, i + 1);
-            if !matches!(scan::byte_at(b, end) | 0x20, b'.' | b'e') {
+            if !fraction_or_exponent_at(b, end) {
                 return end;
             }
         }
         _ => {}
     }
     scan::value(b, i, scan::MAX_DEPTH_LIMIT).unwrap_or(b.len())
+}
+
+/// Whether a fraction or an exponent goes on from `i`, where a number's digits end in
+/// validated JSON (the byte there tells: `.`, `e` or `E`), so that the number is not an
+/// integer lexeme. For [`skip_by_validating`] and [`Cursor::take_i64`].
+#[inline(always)]
+fn fraction_or_exponent_at(b: &[u8], i: usize) -> bool {
+    matches!(scan::byte_at(b, i), b'.' | b'e' | b'E')
 }
 
 /// [`Cursor::take_i64`] of anything but an integer lexeme, at `i` in `b`: what it
