@@ -107,7 +107,17 @@ pub const MAX_RESULT_DEPTH: u8 = 64;
 /// assert_eq!(w.written(), br#"{"sum":-7,"tags":["a\"b",true]}"#);
 /// # Ok::<(), jsonrpc_slice::WriteError>(())
 /// ```
+// In this order (`repr(C)`): the byte-sized state first, where a Cortex-M reaches it
+// with its short loads and stores (their offsets go up to 31; with the bytes last the
+// codec share was 24 bytes larger).
+#[repr(C)]
 pub struct ResultWriter<'o> {
+    /// Structure of the value being written.
+    value: ValueState,
+    /// `false` while a notification's handler runs: everything is accepted and dropped.
+    live: bool,
+    /// A write did not fit since the last checkpoint.
+    full: bool,
     buf: &'o mut [u8],
     len: usize,
     /// Writes may not go past this offset (`<= buf.len()`).
@@ -115,32 +125,29 @@ pub struct ResultWriter<'o> {
     /// The work budget left: how far `end` may still be, which every rollback lowers
     /// by the bytes it drops (`usize::MAX`: no budget; see `set_allowance`).
     allowance: usize,
-    /// `false` while a notification's handler runs: everything is accepted and dropped.
-    live: bool,
-    /// A write did not fit since the last checkpoint.
-    full: bool,
     /// Where the reply being written starts (`usize::MAX` outside a handler's call).
     reply_at: usize,
     /// After [`error`](ResultWriter::error): where the error's `,"data":` starts;
     /// 0 when the handler wrote no error.
     error_data_at: usize,
-    /// Structure of the value being written.
-    value: ValueState,
 }
 
 /// Where a handler is in the one JSON value it writes.
+// In this order (`repr(C)`): the first four bytes are zero exactly when the value is
+// not left open or misused, which `ResultWriter::finish_value` reads as one word.
 #[derive(Copy, Clone)]
+#[repr(C)]
 struct ValueState {
     depth: u8,
+    after_key: bool,
+    in_string: bool,
+    misuse: bool,
+    done: bool,
     /// One bit per open level, the innermost in the lowest bit: set for an object.
     /// (Shifted by one on open and close: cheap on a 32-bit core too.)
     objects: u64,
     /// The same levels: set once the level holds an item.
     items: u64,
-    after_key: bool,
-    in_string: bool,
-    done: bool,
-    misuse: bool,
 }
 
 impl<'o> ResultWriter<'o> {

@@ -23,7 +23,15 @@ impl ResultWriter<'_> {
     /// if none was (the caller writes `null`), `Err` if it is incomplete or misused.
     pub(crate) fn finish_value(&self) -> Result<bool, WriteError> {
         let v = &self.value;
-        if v.misuse || v.in_string || v.depth != 0 || v.after_key {
+        // Misused, or a level, a key or a string left open: four adjacent bytes, one
+        // load and one compare.
+        if u32::from_ne_bytes([
+            v.depth,
+            v.after_key as u8,
+            v.in_string as u8,
+            v.misuse as u8,
+        ]) != 0
+        {
             return Err(WriteError::Misuse);
         }
         Ok(v.done)
