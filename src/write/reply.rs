@@ -80,11 +80,7 @@ impl ResultWriter<'_> {
     /// Writes the end of a success reply, after the result.
     #[inline]
     pub(crate) fn result_suffix(&mut self, id: Id<'_>) -> Result<(), WriteError> {
-        let id = id.as_bytes();
-        const HEAD: &[u8; 6] = b",\"id\":";
-        self.push_array(HEAD)?;
-        self.push(id)?;
-        self.push_array(b"}")
+        self.push_between(b",\"id\":", id.as_bytes(), b"}")
     }
 
     /// Makes the reply an error with `code` and a message made at run time (anything

@@ -24,14 +24,47 @@ impl ResultWriter<'_> {
             return Err(WriteError::BufferFull);
         }
         match self.buf.get_mut(self.len..new_len) {
-            // One or two bytes (short ids, digits, separators): a call to `memcpy`
-            // costs more than they do.
-            Some([d]) => *d = bytes.first().copied().unwrap_or(0),
-            Some([d0, d1]) => {
-                *d0 = bytes.first().copied().unwrap_or(0);
-                *d1 = bytes.get(1).copied().unwrap_or(0);
+            Some(dst) => put(dst, bytes),
+            None => {
+                self.full = true;
+                return Err(WriteError::BufferFull);
             }
-            Some(dst) => dst.copy_from_slice(bytes),
+        }
+        self.len = new_len;
+        Ok(())
+    }
+
+    /// [`push`](Self::push) of `head`, `middle` and `tail` as one write, with one room
+    /// check: all three or none (the end of a success reply: `,"id":`, the id, `}`).
+    #[inline(always)]
+    pub(crate) fn push_between<const H: usize, const T: usize>(
+        &mut self,
+        head: &[u8; H],
+        middle: &[u8],
+        tail: &[u8; T],
+    ) -> Result<(), WriteError> {
+        if !FAST_PATHS {
+            return self.push_between_any(head, middle, tail);
+        }
+        if !self.live {
+            return Ok(());
+        }
+        let new_len = self.len + H + middle.len() + T;
+        if new_len > self.end {
+            self.full = true;
+            return Err(WriteError::BufferFull);
+        }
+        let parts = self
+            .buf
+            .get_mut(self.len..new_len)
+            .and_then(|dst| dst.split_first_chunk_mut::<H>())
+            .and_then(|(h, rest)| Some((h, rest.split_last_chunk_mut::<T>()?)));
+        match parts {
+            Some((h, (m, t))) => {
+                *h = *head;
+                put(m, middle);
+                *t = *tail;
+            }
             None => {
                 self.full = true;
                 return Err(WriteError::BufferFull);
@@ -69,6 +102,26 @@ impl ResultWriter<'_> {
         }
         self.len = new_len;
         Ok(())
+    }
+
+    /// [`push_between`](Self::push_between) in the compact build: three calls of
+    /// [`push_any`](Self::push_any), and what they wrote dropped if one fails.
+    #[inline(always)]
+    fn push_between_any(
+        &mut self,
+        head: &[u8],
+        middle: &[u8],
+        tail: &[u8],
+    ) -> Result<(), WriteError> {
+        let start = self.len;
+        let written = self
+            .push_any(head)
+            .and_then(|()| self.push_any(middle))
+            .and_then(|()| self.push_any(tail));
+        if written.is_err() {
+            self.len = start;
+        }
+        written
     }
 
     /// [`push`](Self::push) in the compact build: one copy of the code, called from
@@ -210,6 +263,20 @@ impl ResultWriter<'_> {
     }
 }
 
+/// Copies `src` into `dst`, of the same length: one or two bytes (short ids, digits,
+/// separators) by moves, as a call to `memcpy` costs more than they do.
+#[inline(always)]
+fn put(dst: &mut [u8], src: &[u8]) {
+    match dst {
+        [d] => *d = src.first().copied().unwrap_or(0),
+        [d0, d1] => {
+            *d0 = src.first().copied().unwrap_or(0);
+            *d1 = src.get(1).copied().unwrap_or(0);
+        }
+        dst => dst.copy_from_slice(src),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -260,6 +327,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `push_between` in both builds (the compact one is `push_between_any`), both
+    /// compiled here: the same bytes written (all three parts or none), the same answer
+    /// and full flag, in every room left, live or not.
+    #[test]
+    fn both_push_betweens_agree() {
+        let middles: [&[u8]; 5] = [b"", b"7", b"42", b"\"req-11\"", b"123456789012345678"];
+        let mut fitted = 0;
+        for middle in middles {
+            for room in 0..32 {
+                for live in [true, false] {
+                    let mut one = [0u8; 32];
+                    let mut two = [0u8; 32];
+                    let mut fast = ResultWriter::new(&mut one[..room]);
+                    let mut compact = ResultWriter::new(&mut two[..room]);
+                    fast.set_live(live);
+                    compact.set_live(live);
+                    // Something written before, which a failed write keeps.
+                    let _ = (fast.push(b"{"), compact.push_any(b"{"));
+                    let before = fast.written().to_vec();
+                    let what = (middle, room, live);
+                    let got = fast.push_between(b",\"id\":", middle, b"}");
+                    assert_eq!(
+                        got,
+                        compact.push_between_any(b",\"id\":", middle, b"}"),
+                        "{what:?}"
+                    );
+                    assert_eq!(fast.written(), compact.written(), "{what:?}");
+                    assert_eq!(fast.overflowed(), compact.overflowed(), "{what:?}");
+                    let whole = [&before[..], b",\"id\":", middle, b"}"].concat();
+                    let want = if live && got.is_ok() { &whole } else { &before };
+                    assert_eq!(fast.written(), want, "{what:?}");
+                    fitted += usize::from(live && got.is_ok());
+                }
+            }
+        }
+        assert!(fitted > 50, "{fitted}");
     }
 
     /// `json` in both builds (`json_runs`, fast; `copy` dropping line breaks,
