@@ -1,7 +1,8 @@
 //! The byte sink: every byte of a reply goes through here, with the room and
-//! rollback checks, and every build branch of the copy (the fast build's `memcpy` and
-//! small-copy paths, the compact build's one byte loop). Also the copy of raw JSON
-//! values, which drops their line breaks.
+//! rollback checks, and every build branch of the copy (the fast build's one write,
+//! `push_parts`, which every form of `push` is, with its small-copy and `memcpy`
+//! paths; the compact build's one byte loop). Also the copy of raw JSON values, which
+//! drops their line breaks.
 
 use super::{ResultWriter, WriteError};
 use crate::raw::RawJson;
@@ -15,23 +16,17 @@ impl ResultWriter<'_> {
         if !FAST_PATHS {
             return self.push_any(bytes);
         }
-        if !self.live {
-            return Ok(());
+        self.push_parts(&[], bytes, &[])
+    }
+
+    /// [`push`](Self::push) for bytes of a length known at compile time: copied with
+    /// a few moves instead of a call to `memcpy`.
+    #[inline(always)]
+    pub(crate) fn push_array<const N: usize>(&mut self, bytes: &[u8; N]) -> Result<(), WriteError> {
+        if !FAST_PATHS {
+            return self.push_any(bytes);
         }
-        let new_len = self.len + bytes.len();
-        if new_len > self.end {
-            self.full = true;
-            return Err(WriteError::BufferFull);
-        }
-        match self.buf.get_mut(self.len..new_len) {
-            Some(dst) => put(dst, bytes),
-            None => {
-                self.full = true;
-                return Err(WriteError::BufferFull);
-            }
-        }
-        self.len = new_len;
-        Ok(())
+        self.push_parts(bytes, &[], &[])
     }
 
     /// [`push`](Self::push) of `head`, `middle` and `tail` as one write, with one room
@@ -46,6 +41,19 @@ impl ResultWriter<'_> {
         if !FAST_PATHS {
             return self.push_between_any(head, middle, tail);
         }
+        self.push_parts(head, middle, tail)
+    }
+
+    /// The fast build's one write, every form of [`push`](Self::push) inlined into
+    /// it: `head` and `tail` of lengths known at compile time (a few moves each), and
+    /// `middle`, all of them or none, with one room check.
+    #[inline(always)]
+    fn push_parts<const H: usize, const T: usize>(
+        &mut self,
+        head: &[u8; H],
+        middle: &[u8],
+        tail: &[u8; T],
+    ) -> Result<(), WriteError> {
         if !self.live {
             return Ok(());
         }
@@ -65,36 +73,6 @@ impl ResultWriter<'_> {
                 put(m, middle);
                 *t = *tail;
             }
-            None => {
-                self.full = true;
-                return Err(WriteError::BufferFull);
-            }
-        }
-        self.len = new_len;
-        Ok(())
-    }
-
-    /// [`push`](Self::push) for bytes of a length known at compile time: copied with
-    /// a few moves instead of a call to `memcpy`.
-    #[inline(always)]
-    pub(crate) fn push_array<const N: usize>(&mut self, bytes: &[u8; N]) -> Result<(), WriteError> {
-        if !FAST_PATHS {
-            return self.push_any(bytes);
-        }
-        if !self.live {
-            return Ok(());
-        }
-        let new_len = self.len + N;
-        if new_len > self.end {
-            self.full = true;
-            return Err(WriteError::BufferFull);
-        }
-        match self
-            .buf
-            .get_mut(self.len..)
-            .and_then(|rest| rest.first_chunk_mut::<N>())
-        {
-            Some(dst) => *dst = *bytes,
             None => {
                 self.full = true;
                 return Err(WriteError::BufferFull);
