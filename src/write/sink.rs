@@ -261,6 +261,23 @@ mod tests {
 
     use super::super::*;
 
+    /// Runs `check` on two fresh writers over buffers of every size below `ROOM`, live
+    /// and not: the one for the fast build's calls and the one for the compact build's.
+    fn in_every_room<const ROOM: usize>(
+        mut check: impl FnMut(&mut ResultWriter<'_>, &mut ResultWriter<'_>, (usize, bool)),
+    ) {
+        for room in 0..ROOM {
+            for live in [true, false] {
+                let (mut one, mut two) = ([0u8; ROOM], [0u8; ROOM]);
+                let mut fast = ResultWriter::new(&mut one[..room]);
+                let mut compact = ResultWriter::new(&mut two[..room]);
+                fast.set_live(live);
+                compact.set_live(live);
+                check(&mut fast, &mut compact, (room, live));
+            }
+        }
+    }
+
     /// The compact build's `push_any` (and `push_one`, and `push_array` through it)
     /// against the fast build's `push` and `push_array`, both compiled here: the same
     /// bytes written, the same answer, the same full flag, in every room left, live or
@@ -277,33 +294,25 @@ mod tests {
             b"0123456789abcdef",
         ];
         for bytes in inputs {
-            for room in 0..20 {
-                for live in [true, false] {
-                    let mut one = [0u8; 20];
-                    let mut two = [0u8; 20];
-                    let mut fast = ResultWriter::new(&mut one[..room]);
-                    let mut compact = ResultWriter::new(&mut two[..room]);
-                    fast.set_live(live);
-                    compact.set_live(live);
-                    let what = (bytes, room, live);
-                    assert_eq!(fast.push(bytes), compact.push_any(bytes), "{what:?}");
+            in_every_room::<20>(|fast, compact, at| {
+                let what = (bytes, at);
+                assert_eq!(fast.push(bytes), compact.push_any(bytes), "{what:?}");
+                assert_eq!(fast.written(), compact.written(), "{what:?}");
+                assert_eq!(fast.overflowed(), compact.overflowed(), "{what:?}");
+                if let Some(&b) = bytes.first() {
+                    assert_eq!(fast.push_byte(b), compact.push_one(b), "{what:?}");
                     assert_eq!(fast.written(), compact.written(), "{what:?}");
-                    assert_eq!(fast.overflowed(), compact.overflowed(), "{what:?}");
-                    if let Some(&b) = bytes.first() {
-                        assert_eq!(fast.push_byte(b), compact.push_one(b), "{what:?}");
-                        assert_eq!(fast.written(), compact.written(), "{what:?}");
-                    }
-                    if let Ok(array) = <[u8; 3]>::try_from(bytes) {
-                        assert_eq!(
-                            fast.push_array(&array),
-                            compact.push_any(&array),
-                            "{what:?}"
-                        );
-                        assert_eq!(fast.written(), compact.written(), "{what:?}");
-                    }
-                    assert_eq!(fast.overflowed(), compact.overflowed(), "{what:?}");
                 }
-            }
+                if let Ok(array) = <[u8; 3]>::try_from(bytes) {
+                    assert_eq!(
+                        fast.push_array(&array),
+                        compact.push_any(&array),
+                        "{what:?}"
+                    );
+                    assert_eq!(fast.written(), compact.written(), "{what:?}");
+                }
+                assert_eq!(fast.overflowed(), compact.overflowed(), "{what:?}");
+            });
         }
     }
 
@@ -315,32 +324,24 @@ mod tests {
         let middles: [&[u8]; 5] = [b"", b"7", b"42", b"\"req-11\"", b"123456789012345678"];
         let mut fitted = 0;
         for middle in middles {
-            for room in 0..32 {
-                for live in [true, false] {
-                    let mut one = [0u8; 32];
-                    let mut two = [0u8; 32];
-                    let mut fast = ResultWriter::new(&mut one[..room]);
-                    let mut compact = ResultWriter::new(&mut two[..room]);
-                    fast.set_live(live);
-                    compact.set_live(live);
-                    // Something written before, which a failed write keeps.
-                    let _ = (fast.push(b"{"), compact.push_any(b"{"));
-                    let before = fast.written().to_vec();
-                    let what = (middle, room, live);
-                    let got = fast.push_between(b",\"id\":", middle, b"}");
-                    assert_eq!(
-                        got,
-                        compact.push_between_any(b",\"id\":", middle, b"}"),
-                        "{what:?}"
-                    );
-                    assert_eq!(fast.written(), compact.written(), "{what:?}");
-                    assert_eq!(fast.overflowed(), compact.overflowed(), "{what:?}");
-                    let whole = [&before[..], b",\"id\":", middle, b"}"].concat();
-                    let want = if live && got.is_ok() { &whole } else { &before };
-                    assert_eq!(fast.written(), want, "{what:?}");
-                    fitted += usize::from(live && got.is_ok());
-                }
-            }
+            in_every_room::<32>(|fast, compact, (room, live)| {
+                // Something written before, which a failed write keeps.
+                let _ = (fast.push(b"{"), compact.push_any(b"{"));
+                let before = fast.written().to_vec();
+                let what = (middle, room, live);
+                let got = fast.push_between(b",\"id\":", middle, b"}");
+                assert_eq!(
+                    got,
+                    compact.push_between_any(b",\"id\":", middle, b"}"),
+                    "{what:?}"
+                );
+                assert_eq!(fast.written(), compact.written(), "{what:?}");
+                assert_eq!(fast.overflowed(), compact.overflowed(), "{what:?}");
+                let whole = [&before[..], b",\"id\":", middle, b"}"].concat();
+                let want = if live && got.is_ok() { &whole } else { &before };
+                assert_eq!(fast.written(), want, "{what:?}");
+                fitted += usize::from(live && got.is_ok());
+            });
         }
         assert!(fitted > 50, "{fitted}");
     }
@@ -358,21 +359,13 @@ mod tests {
             b"[\"x\"]",
         ];
         for bytes in inputs {
-            for room in 0..24 {
-                for live in [true, false] {
-                    let mut one = [0u8; 24];
-                    let mut two = [0u8; 24];
-                    let mut fast = ResultWriter::new(&mut one[..room]);
-                    let mut compact = ResultWriter::new(&mut two[..room]);
-                    fast.set_live(live);
-                    compact.set_live(live);
-                    let what = (bytes, room, live);
-                    assert_eq!(fast.json_runs(bytes), compact.copy(bytes, true), "{what:?}");
-                    assert_eq!(fast.written(), compact.written(), "{what:?}");
-                    assert_eq!(fast.overflowed(), compact.overflowed(), "{what:?}");
-                    assert!(!fast.written().iter().any(|&b| b == b'\n' || b == b'\r'));
-                }
-            }
+            in_every_room::<24>(|fast, compact, at| {
+                let what = (bytes, at);
+                assert_eq!(fast.json_runs(bytes), compact.copy(bytes, true), "{what:?}");
+                assert_eq!(fast.written(), compact.written(), "{what:?}");
+                assert_eq!(fast.overflowed(), compact.overflowed(), "{what:?}");
+                assert!(!fast.written().iter().any(|&b| b == b'\n' || b == b'\r'));
+            });
         }
     }
 
