@@ -46,7 +46,7 @@ impl ResultWriter<'_> {
 
     /// The fast build's one write, every form of [`push`](Self::push) inlined into
     /// it: `head` and `tail` of lengths known at compile time (a few moves each), and
-    /// `middle`, all of them or none, with one room check.
+    /// `middle`, all of them or none, with one room check (the one failure path).
     #[inline(always)]
     fn push_parts<const H: usize, const T: usize>(
         &mut self,
@@ -58,13 +58,10 @@ impl ResultWriter<'_> {
             return Ok(());
         }
         let new_len = self.len + H + middle.len() + T;
-        if new_len > self.end {
-            self.full = true;
-            return Err(WriteError::BufferFull);
-        }
         let parts = self
             .buf
             .get_mut(self.len..new_len)
+            .filter(|_| new_len <= self.end)
             .and_then(|dst| dst.split_first_chunk_mut::<H>())
             .and_then(|(h, rest)| Some((h, rest.split_last_chunk_mut::<T>()?)));
         match parts {
