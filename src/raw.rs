@@ -119,17 +119,17 @@ impl<'a> RawJson<'a> {
 
     /// The number as a `u64`, if it is a non-negative integer lexeme that fits.
     pub fn as_u64(&self) -> Option<u64> {
-        if self.bytes.is_empty() {
-            return None;
-        }
-        let mut v: u64 = 0;
-        for &d in self.bytes {
-            if !d.is_ascii_digit() {
-                return None;
-            }
-            v = v.checked_mul(10)?.checked_add((d - b'0') as u64)?;
-        }
-        Some(v)
+        let (magnitude, end) = magnitude_at(self.bytes, 0);
+        // Exact up to 19 digits (10^19 - 1 < 2^64). Twenty (no leading zeros in JSON)
+        // are at least 10^19: from 2 * 10^19 they never fit; below it, one that fits is
+        // at least 10^19 > 2^63 (its top bit set), and one that wrapped is under
+        // 2 * 10^19 - 2^64 < 2^63. More never fit.
+        let fits = match end {
+            1..=19 => true,
+            20 => self.bytes.first() == Some(&b'1') && magnitude >> 63 == 1,
+            _ => false,
+        };
+        (fits && end == self.bytes.len()).then_some(magnitude)
     }
 
     /// The number as the nearest `f64`, if this is a number.
@@ -350,14 +350,9 @@ fn take_other_as_i64(b: &[u8], i: usize) -> (Option<Result<i64, RawJson<'_>>>, u
 fn integer_at(b: &[u8], i: usize) -> Option<(Option<i64>, usize)> {
     let negative = scan::byte_at(b, i) == b'-';
     let first = i + usize::from(negative);
-    let mut end = first;
     // Exact up to 19 digits (10^19 - 1 < 2^64); JSON has no leading zeros, so a
-    // lexeme of 20 digits or more never fits.
-    let mut magnitude = 0u64;
-    while let d @ 0..=9 = scan::byte_at(b, end).wrapping_sub(b'0') {
-        magnitude = magnitude.wrapping_mul(10).wrapping_add(u64::from(d));
-        end += 1;
-    }
+    // lexeme of 20 digits or more never fits an `i64`.
+    let (magnitude, end) = magnitude_at(b, first);
     if end == first {
         return None;
     }
@@ -367,6 +362,18 @@ fn integer_at(b: &[u8], i: usize) -> Option<(Option<i64>, usize)> {
         i64::try_from(magnitude).ok()
     };
     Some((value.filter(|_| end - first <= 19), end))
+}
+
+/// The digits from `i` as a number (wrapping past `u64::MAX`), and the offset after
+/// them: the one loop that gives digits a value ([`integer_at`], [`RawJson::as_u64`]).
+#[inline(always)]
+fn magnitude_at(b: &[u8], i: usize) -> (u64, usize) {
+    let (mut magnitude, mut end) = (0u64, i);
+    while let d @ 0..=9 = scan::byte_at(b, end).wrapping_sub(b'0') {
+        magnitude = magnitude.wrapping_mul(10).wrapping_add(u64::from(d));
+        end += 1;
+    }
+    (magnitude, end)
 }
 
 /// The elements of a JSON array, in order. See [`RawJson::elements`].
