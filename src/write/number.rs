@@ -3,21 +3,21 @@
 use super::{ResultWriter, WriteError};
 use crate::scan::FAST_PATHS;
 
-/// `(v / 10, v % 10)`. A 64-bit target divides by multiplying; elsewhere a 64-bit
-/// division is a library call (`__aeabi_uldivmod`, 0.9 KiB of flash on a Cortex-M),
-/// so the division is done in three 32-bit steps.
+/// `(v / 10, v % 10)`. The fast build (64-bit targets) divides by multiplying; on the
+/// compact one (a 32-bit target, where a 64-bit division is a library call,
+/// `__aeabi_uldivmod`, 0.9 KiB of flash on a Cortex-M) the division is done in three
+/// 32-bit steps.
 #[inline]
 pub(super) fn div10(v: u64) -> (u64, u8) {
-    #[cfg(target_pointer_width = "64")]
-    return (v / 10, (v % 10) as u8);
-    #[cfg(not(target_pointer_width = "64"))]
-    return div10_narrow(v);
+    if FAST_PATHS {
+        return (v / 10, (v % 10) as u8);
+    }
+    div10_narrow(v)
 }
 
 /// `(v / 10, v % 10)` with 32-bit divisions only: long division of `v` split into a
 /// 32-bit high part and two 16-bit low parts (each partial dividend stays below
 /// 10 << 16, so it fits in 32 bits).
-#[cfg_attr(target_pointer_width = "64", allow(dead_code))]
 #[inline]
 fn div10_narrow(v: u64) -> (u64, u8) {
     let (hi, lo) = ((v >> 32) as u32, v as u32);
