@@ -57,7 +57,8 @@ pub(super) struct Recorded {
 /// [`Recorded::flags`]: `jsonrpc` given, as `"2.0"`.
 #[cfg(jsonrpc_slice_fast)]
 const VERSION: u8 = 1 << 4;
-/// [`Recorded::flags`]: `jsonrpc` given otherwise; the element is read again.
+/// [`Recorded::flags`]: `jsonrpc` given otherwise, or the element is not an object; the
+/// element is read again.
 #[cfg(jsonrpc_slice_fast)]
 const READ_AGAIN: u8 = 1 << 5;
 
@@ -107,16 +108,16 @@ impl<'a> BatchElements<'a> {
     }
 
     /// The next element of a batch of requests as the validating pass recorded it (the
-    /// fast build), if it did: its envelope members (`None` when it is not an object).
-    /// `None` when it has no record or there is none left; then
-    /// [`next_into`](Self::next_into) reads it.
+    /// fast build), if it did: the envelope members of that object. `None` when it has
+    /// no record (it is not an object, or its `jsonrpc` is not written `"2.0"`) or there
+    /// is none left; then [`next_into`](Self::next_into) reads it.
     #[inline(always)]
-    pub(super) fn next_recorded(&mut self, records: &mut Records) -> Option<Option<Slots<'a>>> {
-        let (batch, start) = (self.batch, self.pos);
-        if start >= batch.len() {
+    pub(super) fn next_recorded(&mut self, records: &mut Records) -> Option<Slots<'a>> {
+        let batch = self.batch;
+        if self.pos >= batch.len() {
             return None;
         }
-        let (slots, next) = records.take(batch, start)?;
+        let (slots, next) = records.take(batch)?;
         self.pos = skip_ws(batch, next);
         Some(slots)
     }
@@ -179,12 +180,12 @@ impl Records {
     #[cfg(not(jsonrpc_slice_fast))]
     const NONE: Self = Self {};
 
-    /// The next element, at `start` in `batch`, from its record, if the validating
-    /// pass recorded it: its members if it is an object, and where the next element
-    /// starts (whitespace not skipped yet).
+    /// The next element of `batch` from its record, if the validating pass recorded it
+    /// (then it is an object): its members, and where the next element starts
+    /// (whitespace not skipped yet).
     #[cfg(jsonrpc_slice_fast)]
     #[inline(always)]
-    fn take<'a>(&mut self, batch: &'a [u8], start: usize) -> Option<(Option<Slots<'a>>, usize)> {
+    fn take<'a>(&mut self, batch: &'a [u8]) -> Option<(Slots<'a>, usize)> {
         let index = self.next;
         if index >= self.len {
             return None;
@@ -194,7 +195,7 @@ impl Records {
         if element.flags & READ_AGAIN != 0 {
             return None;
         }
-        let slots = (byte_at(batch, start) == b'{').then(|| {
+        let slots = {
             let value = |[from, len]: [u16; 2]| {
                 let from = from as usize;
                 (len != 0)
@@ -208,14 +209,14 @@ impl Records {
                 [version, value(method), value(params), value(id)],
                 element.flags,
             )
-        });
+        };
         Some((slots, element.next as usize))
     }
 
     /// The compact build records nothing.
     #[cfg(not(jsonrpc_slice_fast))]
     #[inline(always)]
-    fn take<'a>(&mut self, _: &'a [u8], _: usize) -> Option<(Option<Slots<'a>>, usize)> {
+    fn take<'a>(&mut self, _: &'a [u8]) -> Option<(Slots<'a>, usize)> {
         None
     }
 }
@@ -424,5 +425,12 @@ impl Visit for ElementRecorder<'_, '_> {
             element.next = next.wrapping_sub(self.base) as u16;
         }
         self.len += 1;
+    }
+
+    #[inline(always)]
+    fn not_an_object(&mut self) {
+        if let Some(element) = self.recorded.get_mut(self.len) {
+            element.flags |= READ_AGAIN;
+        }
     }
 }

@@ -45,6 +45,10 @@ pub(super) trait Visit {
     /// whitespace from there (after a `]`, `next` is the offset after the batch).
     #[inline(always)]
     fn element_end(&mut self, _next: usize) {}
+    /// In a batch: the element that begins is not an object (its
+    /// [`element_end`](Self::element_end) follows).
+    #[inline(always)]
+    fn not_an_object(&mut self) {}
 }
 
 /// Reads the message `input` whose outermost value, an object, starts at `at`, with
@@ -78,7 +82,10 @@ pub(super) fn batch<V: Visit>(
         let end = match skip_ws_to(input, i) {
             (object, b'{') => members(input, object, inner, visit)?,
             (_, b']') => return None,
-            (value, _) => scan::value(input, value, element).ok()?,
+            (value, _) => {
+                visit.not_an_object();
+                scan::value(input, value, element).ok()?
+            }
         };
         match skip_ws_to(input, end) {
             (comma, b',') => {
