@@ -46,8 +46,8 @@ pub(super) struct Recorded {
     /// The values of `method`, `params` and `id` (indexed by `Member as usize - 1`):
     /// start and length; `[0, 0]` when absent (no value is empty).
     spans: [[u16; 2]; 3],
-    /// Where the next element starts, whitespace not skipped yet (the offset after
-    /// the element's `,`), or the batch's length after the last.
+    /// Where the next element starts (after the element's `,` and any whitespace), or
+    /// the batch's length after the last.
     next: u16,
     /// Bit `Member as u8` set for each of the request members given twice, and
     /// [`VERSION`] and [`READ_AGAIN`].
@@ -118,7 +118,7 @@ impl<'a> BatchElements<'a> {
             return None;
         }
         let (slots, next) = records.take(batch)?;
-        self.pos = skip_ws(batch, next);
+        self.pos = next;
         Some(slots)
     }
 
@@ -181,8 +181,7 @@ impl Records {
     const NONE: Self = Self {};
 
     /// The next element of `batch` from its record, if the validating pass recorded it
-    /// (then it is an object): its members, and where the next element starts
-    /// (whitespace not skipped yet).
+    /// (then it is an object): its members, and where the next element starts.
     #[cfg(jsonrpc_slice_fast)]
     #[inline(always)]
     fn take<'a>(&mut self, batch: &'a [u8]) -> Option<(Slots<'a>, usize)> {

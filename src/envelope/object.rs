@@ -41,8 +41,8 @@ pub(super) trait Visit {
     /// [`end`](Self::end) is reported for it).
     fn version(&mut self, value: usize);
     /// In a batch: an element (an object or any other value) ended, and so did the
-    /// `,` or `]` after it; the next element, if any, starts at `next` or after
-    /// whitespace from there (after a `]`, `next` is the offset after the batch).
+    /// `,` or `]` after it; the next element, if any, starts at `next` (after a `]`,
+    /// `next` is the offset after the batch).
     #[inline(always)]
     fn element_end(&mut self, _next: usize) {}
     /// In a batch: the element that begins is not an object (its
@@ -77,19 +77,19 @@ pub(super) fn batch<V: Visit>(
     let max_depth = max_depth.min(scan::MAX_DEPTH_LIMIT);
     // The batch is one level and an element another.
     let (element, inner) = (max_depth.checked_sub(1)?, max_depth.checked_sub(2)?);
-    let mut i = at + 1;
+    let mut i = skip_ws(input, at + 1);
     let close = loop {
-        let end = match skip_ws_to(input, i) {
-            (object, b'{') => members(input, object, inner, visit)?,
-            (_, b']') => return None,
-            (value, _) => {
+        let end = match byte_at(input, i) {
+            b'{' => members(input, i, inner, visit)?,
+            b']' => return None,
+            _ => {
                 visit.not_an_object();
-                scan::value(input, value, element).ok()?
+                scan::value(input, i, element).ok()?
             }
         };
         match skip_ws_to(input, end) {
             (comma, b',') => {
-                i = comma + 1;
+                i = skip_ws(input, comma + 1);
                 visit.element_end(i);
             }
             (close, b']') => {
