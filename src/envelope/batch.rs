@@ -36,7 +36,7 @@ const _: () = assert!(RECORDED <= u8::MAX as usize);
 pub(super) const RECORDED_BYTES: usize = u16::MAX as usize;
 
 /// The request members of one batch element, as the validating pass found them:
-/// offsets into the batch (a batch is recorded when its message is at most
+/// offsets into the message (a batch is recorded when its message is at most
 /// [`RECORDED_BYTES`] long). `jsonrpc` is one bit when it is `"2.0"` as most senders
 /// write it; an element with any other `jsonrpc` is read again with the trusted
 /// skipper ([`READ_AGAIN`]).
@@ -77,7 +77,8 @@ impl Recorded {
 /// an object's envelope members, or that the element is not an object.
 #[derive(Clone)]
 pub(super) struct BatchElements<'a> {
-    /// The batch, `[` to `]`.
+    /// The message up to the batch's `]`, from its start or from the `[`: the offsets
+    /// are into this.
     batch: &'a [u8],
     /// Offset of the next element, or `batch.len()` when done.
     pos: usize,
@@ -234,15 +235,15 @@ impl<'a> Batch<'a> {
     }
 }
 
-/// The batch `batch` (validated, an array of `len` elements), or why it is answered as
-/// one invalid request.
-pub(super) fn top<'a>(batch: RawJson<'a>, len: usize, limits: &'a Limits) -> Top<'a> {
+/// The batch that ends `batch` (validated, an array of `len` elements), its `[` at
+/// `open`, or why it is answered as one invalid request.
+pub(super) fn top<'a>(batch: &'a [u8], open: usize, len: usize, limits: &'a Limits) -> Top<'a> {
     match len {
         0 => Top::Other(InvalidRequest::EmptyBatch),
         len if len > limits.max_batch => Top::Other(InvalidRequest::BatchTooLarge),
         len => Top::Batch(BatchElements {
-            batch: batch.as_bytes(),
-            pos: skip_ws(batch.as_bytes(), 1),
+            batch,
+            pos: skip_ws(batch, open + 1),
             len,
             limits,
         }),
@@ -263,7 +264,7 @@ pub(super) fn parse_recorded<'a>(
     let mut recorded = [Recorded::EMPTY; RECORDED];
     // Most batches: their elements read the quick way (`object.rs`).
     let quick = {
-        let mut recorder = ElementRecorder::new(input, at, &mut recorded);
+        let mut recorder = ElementRecorder::new(input, &mut recorded);
         object::batch(input, at, max_depth, &mut recorder).map(|end| (recorder.len, end))
     };
     // What it gives up on, the validator names the error of (or finds the batch empty);
@@ -277,8 +278,7 @@ pub(super) fn parse_recorded<'a>(
             (count(input, start, end), start, end, 0)
         }
     };
-    let batch = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
-    let elements = match top(batch, len, limits) {
+    let elements = match top(input.get(..end).unwrap_or(&[]), start, len, limits) {
         Top::Batch(elements) => elements,
         Top::Other(reason) => {
             return Ok(Envelope::Single(Call::Invalid {
@@ -340,9 +340,6 @@ impl Visit for Counter {
 /// quick reader reports them, and counts the elements.
 #[cfg(jsonrpc_slice_fast)]
 pub(super) struct ElementRecorder<'a, 'r> {
-    /// The offset of the batch's `[` in the input: records are offsets into the batch.
-    /// Every offset recorded is at or after it.
-    base: usize,
     /// The member being walked, in the input.
     current: MemberStart<'a>,
     /// The elements that have ended.
@@ -352,15 +349,10 @@ pub(super) struct ElementRecorder<'a, 'r> {
 
 #[cfg(jsonrpc_slice_fast)]
 impl<'a, 'r> ElementRecorder<'a, 'r> {
-    /// Ready to record into `recorded` (all empty) the batch whose `[` is at `base` in
-    /// `input` (the records are of use when it is at most [`RECORDED_BYTES`] long).
-    pub(super) fn new(
-        input: &'a [u8],
-        base: usize,
-        recorded: &'r mut [Recorded; RECORDED],
-    ) -> Self {
+    /// Ready to record into `recorded` (all empty) the batch in `input` (the records
+    /// are of use when `input` is at most [`RECORDED_BYTES`] long).
+    pub(super) fn new(input: &'a [u8], recorded: &'r mut [Recorded; RECORDED]) -> Self {
         Self {
-            base,
             current: MemberStart::new(input),
             len: 0,
             recorded,
@@ -403,10 +395,7 @@ impl Visit for ElementRecorder<'_, '_> {
             if span[1] != 0 {
                 element.flags |= 1 << m as u8;
             }
-            *span = [
-                value.wrapping_sub(self.base) as u16,
-                end.wrapping_sub(value) as u16,
-            ];
+            *span = [value as u16, end.wrapping_sub(value) as u16];
         }
     }
 
@@ -421,7 +410,7 @@ impl Visit for ElementRecorder<'_, '_> {
     #[inline(always)]
     fn element_end(&mut self, next: usize) {
         if let Some(element) = self.recorded.get_mut(self.len) {
-            element.next = next.wrapping_sub(self.base) as u16;
+            element.next = next as u16;
         }
         self.len += 1;
     }

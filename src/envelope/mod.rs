@@ -177,7 +177,7 @@ fn top<'a>(
         let (start, end) = scan::text(input, max_depth)?;
         let message = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
         return Ok(match message.kind() {
-            Kind::Array => batch::top(message, message.elements().count(), limits),
+            Kind::Array => batch::top(message.as_bytes(), 0, message.elements().count(), limits),
             _ => Top::Value(message),
         });
     }
@@ -206,8 +206,7 @@ fn top<'a>(
                     (start, end, batch::count(input, start, end))
                 }
             };
-            let batch = RawJson::trusted(input.get(start..end).unwrap_or(&[]));
-            batch::top(batch, len, limits)
+            batch::top(input.get(..end).unwrap_or(&[]), start, len, limits)
         }
         _ => {
             scan::text(input, max_depth)?;
