@@ -261,7 +261,7 @@ pub(super) fn parse_recorded<'a>(
     limits: &'a Limits,
 ) -> Result<Envelope<'a>, ScanError> {
     let (at, max_depth) = (skip_ws(input, 0), limits.depth_in_force());
-    let mut recorded = [Recorded::EMPTY; RECORDED];
+    let mut recorded = [Recorded::EMPTY; SCRATCH];
     // Most batches: their elements read the quick way (`object.rs`).
     let quick = {
         let mut recorder = ElementRecorder::new(input, &mut recorded);
@@ -297,7 +297,9 @@ pub(super) fn parse_recorded<'a>(
     Ok(Envelope::Batch(Batch {
         elements,
         records: Records {
-            elements: recorded,
+            elements: *recorded
+                .first_chunk()
+                .unwrap_or(&[Recorded::EMPTY; RECORDED]),
             len: recorded_len as u8,
             next: 0,
         },
@@ -344,19 +346,34 @@ pub(super) struct ElementRecorder<'a, 'r> {
     current: MemberStart<'a>,
     /// The elements that have ended.
     pub(super) len: usize,
-    recorded: &'r mut [Recorded; RECORDED],
+    /// Where the element being walked is recorded: `len`, or the last of [`SCRATCH`]
+    /// for any element past it (whose record is not used).
+    at: usize,
+    recorded: &'r mut [Recorded; SCRATCH],
 }
+
+/// How many records the recorder writes into: [`RECORDED`] and more, a power of two,
+/// so that the element's record is found by a mask, not a bounds check.
+#[cfg(jsonrpc_slice_fast)]
+pub(super) const SCRATCH: usize = (RECORDED + 1).next_power_of_two();
 
 #[cfg(jsonrpc_slice_fast)]
 impl<'a, 'r> ElementRecorder<'a, 'r> {
     /// Ready to record into `recorded` (all empty) the batch in `input` (the records
     /// are of use when `input` is at most [`RECORDED_BYTES`] long).
-    pub(super) fn new(input: &'a [u8], recorded: &'r mut [Recorded; RECORDED]) -> Self {
+    pub(super) fn new(input: &'a [u8], recorded: &'r mut [Recorded; SCRATCH]) -> Self {
         Self {
             current: MemberStart::new(input),
             len: 0,
+            at: 0,
             recorded,
         }
+    }
+
+    /// The record of the element being walked.
+    #[inline(always)]
+    fn element(&mut self) -> &mut Recorded {
+        &mut self.recorded[self.at & (SCRATCH - 1)]
     }
 }
 
@@ -376,9 +393,7 @@ impl Visit for ElementRecorder<'_, '_> {
     #[inline(always)]
     fn end(&mut self, end: usize) {
         let (m, value) = (self.current.member, self.current.value);
-        let Some(element) = self.recorded.get_mut(self.len) else {
-            return;
-        };
+        let element = &mut self.recorded[self.at & (SCRATCH - 1)];
         if m == Member::Jsonrpc {
             if element.flags & (VERSION | READ_AGAIN) != 0 {
                 element.flags |= 1 << Member::Jsonrpc as u8;
@@ -402,23 +417,18 @@ impl Visit for ElementRecorder<'_, '_> {
     #[inline(always)]
     fn version(&mut self, _: usize) {
         // The element's first member: no other `jsonrpc` was recorded for it.
-        if let Some(element) = self.recorded.get_mut(self.len) {
-            element.flags |= VERSION;
-        }
+        self.element().flags |= VERSION;
     }
 
     #[inline(always)]
     fn element_end(&mut self, next: usize) {
-        if let Some(element) = self.recorded.get_mut(self.len) {
-            element.next = next as u16;
-        }
+        self.element().next = next as u16;
         self.len += 1;
+        self.at = self.len.min(SCRATCH - 1);
     }
 
     #[inline(always)]
     fn not_an_object(&mut self) {
-        if let Some(element) = self.recorded.get_mut(self.len) {
-            element.flags |= READ_AGAIN;
-        }
+        self.element().flags |= READ_AGAIN;
     }
 }
