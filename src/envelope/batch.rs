@@ -357,6 +357,13 @@ pub(super) struct ElementRecorder<'a, 'r> {
 #[cfg(jsonrpc_slice_fast)]
 pub(super) const SCRATCH: usize = (RECORDED + 1).next_power_of_two();
 
+/// The record at `at` (at most `SCRATCH - 1`), found by a mask.
+#[cfg(jsonrpc_slice_fast)]
+#[inline(always)]
+fn record_at(recorded: &mut [Recorded; SCRATCH], at: usize) -> &mut Recorded {
+    &mut recorded[at & (SCRATCH - 1)]
+}
+
 #[cfg(jsonrpc_slice_fast)]
 impl<'a, 'r> ElementRecorder<'a, 'r> {
     /// Ready to record into `recorded` (all empty) the batch in `input` (the records
@@ -373,7 +380,7 @@ impl<'a, 'r> ElementRecorder<'a, 'r> {
     /// The record of the element being walked.
     #[inline(always)]
     fn element(&mut self) -> &mut Recorded {
-        &mut self.recorded[self.at & (SCRATCH - 1)]
+        record_at(self.recorded, self.at)
     }
 }
 
@@ -393,7 +400,8 @@ impl Visit for ElementRecorder<'_, '_> {
     #[inline(always)]
     fn end(&mut self, end: usize) {
         let (m, value) = (self.current.member, self.current.value);
-        let element = &mut self.recorded[self.at & (SCRATCH - 1)];
+        // Not `self.element()`: the member's input is read below.
+        let element = record_at(self.recorded, self.at);
         if m == Member::Jsonrpc {
             if element.flags & (VERSION | READ_AGAIN) != 0 {
                 element.flags |= 1 << Member::Jsonrpc as u8;
