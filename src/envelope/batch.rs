@@ -347,7 +347,8 @@ pub(super) struct ElementRecorder<'a, 'r> {
     /// The elements that have ended.
     pub(super) len: usize,
     /// Where the element being walked is recorded: `len`, or the last of [`SCRATCH`]
-    /// for any element past it (whose record is not used).
+    /// for any element past it (whose record is not used). Kept, not derived from
+    /// `len` at each visit (06: 5,058 instructions so, 5,070 with `len.min` each time).
     at: usize,
     recorded: &'r mut [Recorded; SCRATCH],
 }
