@@ -159,22 +159,29 @@ impl<'a> BatchElements<'a> {
 /// (the fast build; the compact build records nothing).
 #[derive(Clone)]
 pub(super) struct Records {
-    /// The records, the first `len` of them elements of the batch.
+    /// The records of the first elements of the batch, in order. A record that is not
+    /// used (an element past the batch's last, or none of them when the validating pass
+    /// recorded nothing) is marked [`READ_AGAIN`], as its element would be: so no count
+    /// is kept or asked (06: 5,058 instructions with a count, 5,033 without).
     #[cfg(jsonrpc_slice_fast)]
     elements: [Recorded; RECORDED],
-    #[cfg(jsonrpc_slice_fast)]
-    len: u8,
     /// The index of the next element.
     #[cfg(jsonrpc_slice_fast)]
-    next: u8,
+    next: usize,
 }
+
+/// A record that is not used: its element is read again, with the trusted skipper.
+#[cfg(jsonrpc_slice_fast)]
+const UNUSED: Recorded = Recorded {
+    flags: READ_AGAIN,
+    ..Recorded::EMPTY
+};
 
 impl Records {
     /// No records: every element is read with the trusted skipper.
     #[cfg(jsonrpc_slice_fast)]
     const NONE: Self = Self {
-        elements: [Recorded::EMPTY; RECORDED],
-        len: 0,
+        elements: [UNUSED; RECORDED],
         next: 0,
     };
     /// No records: the compact build's.
@@ -187,11 +194,8 @@ impl Records {
     #[inline(always)]
     fn take<'a>(&mut self, batch: &'a [u8]) -> Option<(Slots<'a>, usize)> {
         let index = self.next;
-        if index >= self.len {
-            return None;
-        }
-        self.next += 1;
-        let element = self.elements.get(index as usize)?;
+        self.next = index + 1;
+        let element = self.elements.get(index)?;
         if element.flags & READ_AGAIN != 0 {
             return None;
         }
@@ -269,13 +273,12 @@ pub(super) fn parse_recorded<'a>(
     };
     // What it gives up on, the validator names the error of (or finds the batch empty);
     // then no record is used.
-    let (len, start, end, recorded_len) = match quick {
+    let (len, start, end, used) = match quick {
         // The offsets of a longer batch would not fit the records: none is used.
-        Some((len, end)) if input.len() <= RECORDED_BYTES => (len, at, end, len.min(RECORDED)),
-        Some((len, end)) => (len, at, end, 0),
+        Some((len, end)) => (len, at, end, input.len() <= RECORDED_BYTES),
         None => {
             let (start, end) = scan::text(input, max_depth)?;
-            (count(input, start, end), start, end, 0)
+            (count(input, start, end), start, end, false)
         }
     };
     let elements = match top(input.get(..end).unwrap_or(&[]), start, len, limits) {
@@ -294,13 +297,15 @@ pub(super) fn parse_recorded<'a>(
             }))
         }
     };
+    if !used {
+        recorded.fill(UNUSED);
+    }
+    // The records past the batch's last element are not reached: its `next` is the
+    // batch's end.
     Ok(Envelope::Batch(Batch {
         elements,
         records: Records {
-            elements: *recorded
-                .first_chunk()
-                .unwrap_or(&[Recorded::EMPTY; RECORDED]),
-            len: recorded_len as u8,
+            elements: *recorded.first_chunk().unwrap_or(&[UNUSED; RECORDED]),
             next: 0,
         },
     }))

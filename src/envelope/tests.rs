@@ -348,6 +348,28 @@ fn batches_around_the_recorded_count_agree_with_the_reference_reader() {
     assert!(checked >= 6 * ELEMENTS.len() * 2);
 }
 
+/// Batches at nesting limits of 0 to 3, around the number of elements recorded: at a
+/// limit of 1 a batch of scalars is valid but no object in it is (the quick reader
+/// gives up on it, and none of its elements may come from a record), at 2 one of flat
+/// objects is; each reads as the reference reader reads it.
+#[test]
+fn batches_at_low_depth_limits_agree_with_the_reference_reader() {
+    for n in [1, RECORDED, RECORDED + 1] {
+        for element in [
+            "7",
+            r#""s""#,
+            "{}",
+            r#"{"jsonrpc":"2.0","method":"m","id":1}"#,
+            "[]",
+        ] {
+            let input = std::format!("[{}]", std::vec![element; n].join(","));
+            for max_depth in 0..=3 {
+                fuzzing::quick_reader_agrees(input.as_bytes(), max_depth);
+            }
+        }
+    }
+}
+
 /// A batch longer than the records' offsets reach (the fast build reads all of its
 /// elements with the trusted skipper) reads as the reference reader reads it.
 #[test]
