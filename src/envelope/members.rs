@@ -106,7 +106,7 @@ pub(super) const fn le(s: &[u8]) -> u64 {
 /// whitespace included, goes the general way).
 #[inline(always)]
 fn known_key(input: &[u8], i: usize) -> Option<(Member, usize)> {
-    let w = match input.get(i + 1..).and_then(|r| r.first_chunk::<8>()) {
+    let w = match input.get(i + 1..i + 9).and_then(|r| r.first_chunk::<8>()) {
         Some(w) => u64::from_le_bytes(*w),
         // Near the end of the input: the last member is often a short id.
         None => {

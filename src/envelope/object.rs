@@ -109,7 +109,11 @@ pub(super) fn batch<V: Visit>(
 /// or `None` at anything that is not valid JSON.
 #[inline(always)]
 fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Option<usize> {
-    let mut i = if input.get(at..).and_then(|r| r.first_chunk()) == Some(OPENING) {
+    let mut i = if input
+        .get(at..at + OPENING.len())
+        .and_then(|r| r.first_chunk())
+        == Some(OPENING)
+    {
         // Its first member and the comma after it, in two words and a byte.
         visit.version(at + OPENING.len() - VERSION_LEXEME.len() - 1);
         skip_ws(input, at + OPENING.len())
