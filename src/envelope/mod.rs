@@ -229,8 +229,11 @@ fn top<'a>(
 /// assert_eq!(req.params.unwrap().as_bytes(), b"[42, 23]");
 /// assert_eq!(req.id.unwrap().as_bytes(), b"7");
 /// ```
-// Inlined into its caller in the compact build: flash, on a Cortex-M.
-#[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
+// Inlined into its caller: in the compact build for flash, on a Cortex-M; in the fast
+// build its test for a batch, so that a batch is handed on with no registers saved (06:
+// 4,928 instructions with the test and the single message's reader one function out of
+// line, 4,908 so; the single messages pay 2 to 6 more, the reply 918 → 924).
+#[inline(always)]
 pub fn parse<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Envelope<'a>, ScanError> {
     // Where the message starts (the compact build's `top` does not look).
     let at = if FAST_PATHS { skip_ws(input, 0) } else { 0 };
@@ -239,6 +242,14 @@ pub fn parse<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Envelope<'a>, Sc
         // A batch of requests: its first elements' members recorded as it is validated.
         return batch::parse_recorded(input, limits);
     }
+    parse_at(input, at, limits)
+}
+
+/// [`parse`] of the message that starts at `at` (after any whitespace), but for a batch
+/// the fast build records. Out of line on the fast build (see `parse`).
+#[cfg_attr(jsonrpc_slice_fast, inline(never))]
+#[cfg_attr(not(jsonrpc_slice_fast), inline(always))]
+fn parse_at<'a>(input: &'a [u8], at: usize, limits: &'a Limits) -> Result<Envelope<'a>, ScanError> {
     let mut slots = Slots::default();
     #[cfg(not(jsonrpc_slice_fast))]
     if true {

@@ -58,12 +58,8 @@ pub(crate) fn value(b: &[u8], i: usize, max_depth: u16) -> Result<usize, ScanErr
 #[inline(always)]
 fn walk_from(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<usize, ScanError> {
     if super::FAST_PATHS {
-        return walked(simd::widest(WordWalk {
-            b,
-            i,
-            max_depth,
-            level: if in_array { ARRAY_OPEN } else { 0 },
-        }));
+        let level = if in_array { ARRAY_OPEN } else { 0 };
+        return walked(simd::widest::<WordWalk>(b, i, max_depth, level));
     }
     walk_general(b, i, max_depth, in_array)
 }
@@ -86,12 +82,7 @@ fn general(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<usize, 
 
 /// [`walk_from`] by the word walk, as a [`simd::Job`]: compiled into each copy that
 /// [`simd::widest`] picks from.
-struct WordWalk<'a> {
-    b: &'a [u8],
-    i: usize,
-    max_depth: u16,
-    level: usize,
-}
+struct WordWalk;
 
 /// A walk's result as two registers: the offset after the value and no error kind,
 /// or the offset and the kind of the error (a `Result<usize, ScanError>` is returned
@@ -107,19 +98,18 @@ fn walked((at, kind): Walked) -> Result<usize, ScanError> {
     }
 }
 
-impl simd::Job for WordWalk<'_> {
+impl simd::Job for WordWalk {
     type Out = Walked;
 
     #[inline(always)]
-    fn run(self) -> Self::Out {
-        let b = self.b;
+    fn run(b: &[u8], i: usize, max_depth: u16, level: usize) -> Self::Out {
         // Asked here, inside the copy, so that its compiler knows it in the word walk
         // (the callers ask nothing before the call); shorter inputs take the general
         // walk.
         let walked = if b.len() >= WORD_WALK_MIN {
-            walk_words(b, self.i, self.max_depth, self.level)
+            walk_words(b, i, max_depth, level)
         } else {
-            general(b, self.i, self.max_depth, self.level != 0)
+            general(b, i, max_depth, level != 0)
         };
         match end_of_input(b, walked) {
             Ok(end) => (end, None),
@@ -180,11 +170,12 @@ pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
     }
 }
 
-/// For [`array()`]: the string whose quote is at `i`, by the string rule, out of line.
-/// Inlined into the envelope's reader, a long string's loop reloaded its constants on
-/// every block: a long plain ASCII param cost 0.70 instructions a byte, 0.64 so (06:
-/// 6,749 instructions inlined, 6,787 so).
-#[inline(never)]
+/// For [`array()`]: the string whose quote is at `i`, by the string rule. Left to the
+/// compiler, which inlines it: out of line, 06 cost 4,953 instructions against 4,928
+/// once the word walk's job took its arguments in registers (stop 32). Earlier,
+/// inlined, a long string's loop reloaded its constants on every block (a long plain
+/// ASCII param 0.70 instructions a byte, 0.64 out of line).
+#[inline]
 fn element_string(b: &[u8], i: usize) -> Option<usize> {
     string(b, i).ok()
 }
@@ -466,17 +457,11 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
 #[cfg(any(test, fuzzing))]
 pub(super) fn walks(b: &[u8], i: usize, max_depth: u16) -> [Result<usize, ScanError>; 4] {
     let words = end_of_input(b, walk_words(b, i, max_depth, 0));
-    let job = || WordWalk {
-        b,
-        i,
-        max_depth,
-        level: 0,
-    };
     [
         end_of_input(b, walk(b, i, max_depth)),
         words,
-        walked(simd::built(job())),
-        walked(simd::widest(job())),
+        walked(simd::built::<WordWalk>(b, i, max_depth, 0)),
+        walked(simd::widest::<WordWalk>(b, i, max_depth, 0)),
     ]
 }
 

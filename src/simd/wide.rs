@@ -15,17 +15,17 @@ static FOUND: AtomicU8 = AtomicU8::new(0);
 const NARROW: u8 = 1;
 const WIDE: u8 = 2;
 
-/// Runs `job` in its AVX2 copy when the CPU has AVX2, BMI1 and BMI2, otherwise in its
-/// copy for the build's target. The CPU is asked once; after that a job costs one load
-/// and one compare more than a call.
+/// Runs the job `J` in its AVX2 copy when the CPU has AVX2, BMI1 and BMI2, otherwise in
+/// its copy for the build's target. The CPU is asked once; after that a job costs one
+/// load and one compare more than a call.
 #[inline(always)]
-pub(crate) fn run<J: Job>(job: J) -> J::Out {
+pub(crate) fn run<J: Job>(b: &[u8], i: usize, max_depth: u16, level: usize) -> J::Out {
     if is_wide() {
         // SAFETY: `avx2` is compiled for AVX2, BMI1 and BMI2, and `detect` found all
         // three on this CPU (`FOUND` is `WIDE` only then).
-        unsafe { avx2(job) }
+        unsafe { avx2::<J>(b, i, max_depth, level) }
     } else {
-        super::built(job)
+        super::built::<J>(b, i, max_depth, level)
     }
 }
 
@@ -53,10 +53,10 @@ fn detect() -> u8 {
     found
 }
 
-/// `job`'s copy for AVX2: [`Job::run`] is `#[inline(always)]`, so its code and what it
-/// inlines are compiled here, with these features.
+/// The job `J`'s copy for AVX2: [`Job::run`] is `#[inline(always)]`, so its code and
+/// what it inlines are compiled here, with these features.
 #[target_feature(enable = "avx2,bmi1,bmi2")]
 #[inline(never)]
-unsafe fn avx2<J: Job>(job: J) -> J::Out {
-    job.run()
+unsafe fn avx2<J: Job>(b: &[u8], i: usize, max_depth: u16, level: usize) -> J::Out {
+    J::run(b, i, max_depth, level)
 }
