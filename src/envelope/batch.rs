@@ -159,10 +159,11 @@ impl<'a> BatchElements<'a> {
 /// (the fast build; the compact build records nothing).
 #[derive(Clone)]
 pub(super) struct Records {
-    /// The records of the first elements of the batch, in order. A record that is not
-    /// used (an element past the batch's last, or none of them when the validating pass
-    /// recorded nothing) is marked [`READ_AGAIN`], as its element would be: so no count
-    /// is kept or asked (06: 5,058 instructions with a count, 5,033 without).
+    /// The records of the first elements of the batch, in order. When the validating
+    /// pass recorded nothing, every record is marked [`READ_AGAIN`], as its element
+    /// would be; the records past the batch's last element are never reached (its
+    /// `next` is the batch's end). So no count is kept or asked (06: 5,058 instructions
+    /// with a count, 5,033 without).
     #[cfg(jsonrpc_slice_fast)]
     elements: [Recorded; RECORDED],
     /// The index of the next element.

@@ -152,7 +152,10 @@ pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
         // A string and a number are asked for before the `match` over the other first
         // bytes (01 585 → 576, 06 6,659 → 6,638, the reply 1,089 → 1,080; 03 +7).
         i = if c == b'"' {
-            element_string(b, i)?
+            // Inline: out of line, 06 cost 4,953 instructions against 4,928 once the
+            // word walk's job took its arguments in registers (stop 32; earlier, inlined,
+            // a long string's loop reloaded its constants on every block).
+            string(b, i).ok()?
         } else if c == b'-' || c.is_ascii_digit() {
             number(b, i).ok()?
         } else {
@@ -168,16 +171,6 @@ pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
             _ => return None,
         }
     }
-}
-
-/// For [`array()`]: the string whose quote is at `i`, by the string rule. Left to the
-/// compiler, which inlines it: out of line, 06 cost 4,953 instructions against 4,928
-/// once the word walk's job took its arguments in registers (stop 32). Earlier,
-/// inlined, a long string's loop reloaded its constants on every block (a long plain
-/// ASCII param 0.70 instructions a byte, 0.64 out of line).
-#[inline]
-fn element_string(b: &[u8], i: usize) -> Option<usize> {
-    string(b, i).ok()
 }
 
 /// [`value`], its errors as the rules give them.
