@@ -1,5 +1,6 @@
 //! [`parse`](super::parse) and [`parse_response`](super::parse_response), which read a
-//! message through the quick reader of `object.rs`, against a reference reader (the
+//! message through the readers of `object.rs` (a request as most senders write it by
+//! `usual`, any other object or batch by the quick reader), against a reference reader (the
 //! validator, then the members of each object compared name by name): the check that
 //! the unit tests and the `validate` fuzz target (cargo-fuzz builds with
 //! `--cfg fuzzing`) both run. Not part of the API.
@@ -14,12 +15,14 @@ use crate::limits::Limits;
 use crate::raw::{Kind, RawJson};
 use crate::scan::{self, byte_at, skip_ws};
 
-/// What the quick reader made of `input` at the nesting limit `max_depth`: took it as
-/// an object or as a batch, or gave it up (to the validator, which then names its
-/// error).
+/// What the readers of `object.rs` made of `input` at the nesting limit `max_depth`:
+/// took it as a request as most senders write it, as an object or as a batch, or gave
+/// it up (to the validator, which then names its error).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Taken {
-    /// Read as one object.
+    /// Read as a request as most senders write it (`object::usual`).
+    Usual,
+    /// Read as one object by the quick reader.
     Object,
     /// Read as a batch.
     Batch,
@@ -29,7 +32,7 @@ pub enum Taken {
 
 /// Panics unless `parse` and `parse_response` of `input`, with the nesting limit
 /// `max_depth`, give what the reference reader gives: the same error, or the same
-/// calls (responses), a batch's in order. Says what the quick reader made of `input`.
+/// calls (responses), a batch's in order. Says what the readers made of `input`.
 pub fn quick_reader_agrees(input: &[u8], max_depth: u16) -> Taken {
     let limits = Limits {
         max_depth,
@@ -92,6 +95,7 @@ pub fn quick_reader_agrees(input: &[u8], max_depth: u16) -> Taken {
     let at = skip_ws(input, 0);
     let depth = limits.depth_in_force();
     match byte_at(input, at) {
+        b'{' if object::usual(input, at, depth).is_some() => Taken::Usual,
         b'{' if object::object(
             input,
             at,

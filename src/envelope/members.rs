@@ -192,6 +192,31 @@ impl<'a> Slots<'a> {
         }
     }
 
+    /// The slots of a request read by `object::usual` from `input`: the spans (start,
+    /// end) of `jsonrpc` (exactly [`VERSION_LEXEME`]), `method`, `params` and `id`, in
+    /// this order, `(0, 0)` for a member not given.
+    #[inline(always)]
+    pub(super) fn of_usual(input: &'a [u8], spans: [(usize, usize); 4]) -> Self {
+        let value = |(start, end): (usize, usize)| {
+            (end != 0)
+                .then(|| input.get(start..end))
+                .flatten()
+                .map(RawJson::trusted)
+        };
+        let [jsonrpc, method, params, id] = spans;
+        Self {
+            values: [
+                value(jsonrpc),
+                value(method),
+                value(params),
+                value(id),
+                None,
+                None,
+            ],
+            duplicates: EXACT_VERSION,
+        }
+    }
+
     /// The value of a member, if given.
     pub(super) fn get(&self, m: Member) -> Option<RawJson<'a>> {
         self.values.get(m as usize).copied().flatten()

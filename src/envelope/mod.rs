@@ -2,9 +2,10 @@
 //!
 //! The second room of the flow. [`parse`] validates all of the message as JSON (through
 //! [`scan`]'s rules) and picks out `jsonrpc`, `method`, `params` and `id`, in any
-//! order, in the same pass: on the fast build `object.rs` validates the outermost
-//! object member by member and reports each member as it ends (`members.rs` names
-//! them); what it gives up on (invalid JSON, an empty batch) the validator reads from
+//! order, in the same pass: on the fast build `object.rs` reads a request as most
+//! senders write it in a straight line, or validates the outermost object member by
+//! member and reports each member as it ends (`members.rs` names them); what it gives
+//! up on (invalid JSON, an empty batch) the validator reads from
 //! the start and names the error of. The compact build validates, then reads the
 //! members with the trusted skipper. A batch is validated whole first (nothing of an
 //! invalid batch may run); on the fast build the same pass records the request
@@ -264,6 +265,14 @@ fn parse_at<'a>(input: &'a [u8], at: usize, limits: &'a Limits) -> Result<Envelo
             }),
             Top::Batch(elements) => Envelope::Batch(Batch::unrecorded(elements)),
         });
+    }
+    // A request as most senders write it, read in a straight line (its slots a local
+    // value, which the compiler keeps out of memory: the reply row 925 → 845
+    // instructions, 01 572 → 492; 03 and 04, whose id comes first, −88 and −101).
+    if let Some(spans) = object::usual(input, at, limits.depth_in_force()) {
+        return Ok(Envelope::Single(
+            Slots::of_usual(input, spans).request(limits),
+        ));
     }
     // The one call made first, then the envelope (not a whole envelope, records and
     // all, moved into place: 100 instructions on every single message).

@@ -420,6 +420,7 @@ fn the_quick_reader_agrees_with_the_reference_reader() {
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m"}}"#.into(),
             r#"{"jsonrpc":"2.0","method":"deep","params":[[[[[[1]]]]]],"id":-0.5e+2}"#.into(),
         ])
+        .chain(USUAL.iter().chain(NEARLY_USUAL).map(|e| e.to_string()))
         .collect();
     // Batches of any of them, and of the requests and responses as senders write them
     // (the last five, and `7`).
@@ -457,10 +458,11 @@ fn the_quick_reader_agrees_with_the_reference_reader() {
             inputs.push(m);
         }
     }
-    let (mut quick_objects, mut quick_batches) = (0, 0);
+    let (mut usual, mut quick_objects, mut quick_batches) = (0, 0, 0);
     for input in &inputs {
         for depth in [0, 1, 2, 3, 4, 8, scan::DEFAULT_MAX_DEPTH] {
             match fuzzing::quick_reader_agrees(input, depth) {
+                fuzzing::Taken::Usual => usual += 1,
                 fuzzing::Taken::Object => quick_objects += 1,
                 fuzzing::Taken::Batch => quick_batches += 1,
                 fuzzing::Taken::GivenUp => {}
@@ -484,7 +486,51 @@ fn the_quick_reader_agrees_with_the_reference_reader() {
     }
     assert!(taken > 30, "{taken}");
     assert!(
-        quick_objects > 500 && quick_batches > 500,
-        "{quick_objects} {quick_batches}"
+        usual > 500 && quick_objects > 500 && quick_batches > 500,
+        "{usual} {quick_objects} {quick_batches}"
     );
+    // The straight line reads the requests it names, and gives up on the others.
+    for seed in USUAL {
+        let taken = fuzzing::quick_reader_agrees(seed.as_bytes(), scan::DEFAULT_MAX_DEPTH);
+        assert_eq!(taken, fuzzing::Taken::Usual, "{seed}");
+    }
+    for seed in NEARLY_USUAL {
+        let taken = fuzzing::quick_reader_agrees(seed.as_bytes(), scan::DEFAULT_MAX_DEPTH);
+        assert_ne!(taken, fuzzing::Taken::Usual, "{seed}");
+    }
 }
+
+/// Requests as most senders write them, which `object::usual` reads in a straight
+/// line: the members in its order or with the id first, some left out.
+#[cfg(jsonrpc_slice_fast)]
+const USUAL: &[&str] = &[
+    r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#,
+    r#"{"jsonrpc":"2.0","method":"m","params":{"a":[1,{"b":null}]},"id":"x\"y"}"#,
+    r#"{"jsonrpc":"2.0","id":-7,"method":"tools/call","params":{"name":"s"}}"#,
+    r#"{"jsonrpc":"2.0","id":"r","method":"m\u0041","params":[]} "#,
+    r#"{"jsonrpc":"2.0","method":"notify","params":["a",2.5e-3,true]}"#,
+    r#"{"jsonrpc":"2.0","method":"ping"}"#,
+    r#"{"jsonrpc":"2.0","method":"ping","id":0}"#,
+    r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+];
+
+/// Requests almost so, which it gives up on (and the quick reader reads): another
+/// order, a member twice or unknown, whitespace, a value of another kind, or an id
+/// that is not a number or a string.
+#[cfg(jsonrpc_slice_fast)]
+const NEARLY_USUAL: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":1,"method":"m","id":2}"#,
+    r#"{"jsonrpc":"2.0","method":"m","id":1,"id":2}"#,
+    r#"{"jsonrpc":"2.0","method":"m","method":"n"}"#,
+    r#"{"jsonrpc":"2.0","params":[1],"method":"m","id":1}"#,
+    r#"{"jsonrpc":"2.0","method":"m","id":1,"params":[1]}"#,
+    r#"{"jsonrpc":"2.0","method":"m","params":[1],"id":1,"x":2}"#,
+    r#"{"jsonrpc":"2.0","method": "m","id":1}"#,
+    r#"{"jsonrpc":"2.0","method":"m" ,"id":1}"#,
+    r#"{"jsonrpc":"2.0","method":"m","params":"p","id":1}"#,
+    r#"{"jsonrpc":"2.0","method":7,"id":1}"#,
+    r#"{"jsonrpc":"2.0","method":"m","id":null}"#,
+    r#"{"jsonrpc":"2.0","id":[1],"method":"m"}"#,
+    r#"{"jsonrpc":"2.0","id":1 ,"method":"m"}"#,
+    r#"{"jsonrpc":"1.0","method":"m","id":1}"#,
+];
