@@ -338,6 +338,8 @@ impl Visit for Counter {
 
     fn version(&mut self, _: usize) {}
 
+    fn usual(&mut self, _: [(usize, usize); 4]) {}
+
     #[inline]
     fn element_end(&mut self, _: usize) {
         self.len += 1;
@@ -433,6 +435,16 @@ impl Visit for ElementRecorder<'_, '_> {
     fn version(&mut self, _: usize) {
         // The element's first member: no other `jsonrpc` was recorded for it.
         self.element().flags |= VERSION;
+    }
+
+    #[inline(always)]
+    fn usual(&mut self, spans: [(usize, usize); 4]) {
+        let element = self.element();
+        // Its first member: the version, as most senders write it.
+        element.flags |= VERSION;
+        let [_, method, params, id] = spans;
+        element.spans =
+            [method, params, id].map(|(start, end)| [start as u16, end.wrapping_sub(start) as u16]);
     }
 
     #[inline(always)]

@@ -408,4 +408,9 @@ impl Visit for Recorder<'_, '_> {
             self.slots.record_exact_version(RawJson::trusted(v));
         }
     }
+
+    #[inline(always)]
+    fn usual(&mut self, spans: [(usize, usize); 4]) {
+        *self.slots = Slots::of_usual(self.current.input, spans);
+    }
 }

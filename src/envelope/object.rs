@@ -43,6 +43,12 @@ pub(super) trait Visit {
     /// the string `"2.0"` at `value..value + 5`, read whole (no [`key`](Self::key) or
     /// [`end`](Self::end) is reported for it).
     fn version(&mut self, value: usize);
+    /// In a batch: the element that begins is a request as most senders write it,
+    /// read whole by [`usual_object`]: the spans (start, end) of the values of
+    /// `jsonrpc`, `method`, `params` and `id` (`(0, 0)` for a member not given; no
+    /// [`key`](Self::key), [`end`](Self::end) or [`version`](Self::version) is
+    /// reported for it). Its [`element_end`](Self::element_end) follows.
+    fn usual(&mut self, spans: [(usize, usize); 4]);
     /// In a batch: an element (an object or any other value) ended, and so did the
     /// `,` or `]` after it; the next element, if any, starts at `next` (after a `]`,
     /// `next` is the offset after the batch).
@@ -83,7 +89,13 @@ pub(super) fn batch<V: Visit>(
     let mut i = skip_ws(input, at + 1);
     let close = loop {
         let end = match byte_at(input, i) {
-            b'{' => members(input, i, inner, visit)?,
+            b'{' => match usual_object(input, i, inner) {
+                Some((spans, end)) => {
+                    visit.usual(spans);
+                    end
+                }
+                None => members(input, i, inner, visit)?,
+            },
             b']' => return None,
             _ => {
                 visit.not_an_object();
@@ -177,6 +189,15 @@ fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Opti
 #[inline(always)]
 pub(super) fn usual(input: &[u8], at: usize, max_depth: u16) -> Option<[(usize, usize); 4]> {
     let inner = max_depth.min(scan::MAX_DEPTH_LIMIT).checked_sub(1)?;
+    let (spans, end) = usual_object(input, at, inner)?;
+    ends_at(input, end).then_some(spans)
+}
+
+/// [`usual`] of the object whose `{` is at `at`, whatever follows it, each value with
+/// at most `inner` containers open inside it (a message, or a batch element): its
+/// spans, and the offset after its `}`.
+#[inline(always)]
+fn usual_object(input: &[u8], at: usize, inner: u16) -> Option<([(usize, usize); 4], usize)> {
     let mut key = at + OPENING.len();
     if at_bytes(input, at) != Some(OPENING) {
         return None;
@@ -221,8 +242,7 @@ pub(super) fn usual(input: &[u8], at: usize, max_depth: u16) -> Option<[(usize, 
     }
     let version = at + OPENING.len() - VERSION_LEXEME.len() - 1;
     let version = (version, version + VERSION_LEXEME.len());
-    (byte_at(input, end) == b'}' && ends_at(input, end + 1))
-        .then_some([version, method, params, id])
+    (byte_at(input, end) == b'}').then_some(([version, method, params, id], end + 1))
 }
 
 /// The keys of [`usual`], with the bytes around them.

@@ -401,6 +401,8 @@ fn the_quick_reader_agrees_with_the_reference_reader() {
     use std::string::{String, ToString};
     let objects: Vec<String> = ELEMENTS
         .iter()
+        .chain(USUAL)
+        .chain(NEARLY_USUAL)
         .map(|e| e.to_string())
         .chain([
             // The opening compared whole, and what follows it.
@@ -420,7 +422,6 @@ fn the_quick_reader_agrees_with_the_reference_reader() {
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m"}}"#.into(),
             r#"{"jsonrpc":"2.0","method":"deep","params":[[[[[[1]]]]]],"id":-0.5e+2}"#.into(),
         ])
-        .chain(USUAL.iter().chain(NEARLY_USUAL).map(|e| e.to_string()))
         .collect();
     // Batches of any of them, and of the requests and responses as senders write them
     // (the last five, and `7`).
