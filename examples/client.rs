@@ -1,5 +1,5 @@
 //! A JSON-RPC 2.0 client: spawns the `serve` example as a child process and calls it
-//! over both framings, newline-delimited and `Content-Length`.
+//! over each framing: newline-delimited, `Content-Length`, COBS and COBS with a CRC-32.
 //!
 //! ```sh
 //! cargo build --release --example serve && cargo run --release --example client
@@ -17,9 +17,10 @@ use jsonrpc_slice::client::{
     write_notification, write_request, IdCounter, Pending, RequestId, Resolution,
 };
 use jsonrpc_slice::envelope::{parse_response, Outcome, Response, ResponseMessage};
+use jsonrpc_slice::frame::cobs::{Check, CobsAccumulator};
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::frame::{FeedResult, Framer};
+use jsonrpc_slice::frame::{frame_message, FeedResult, Framer};
 use jsonrpc_slice::{Limits, RawJson, WriteError};
 
 /// Where the `serve` example is: next to this binary, built by cargo.
@@ -57,6 +58,8 @@ impl Connection {
         let stdout = child.stdout.take().ok_or("no stdout")?;
         let framer: Box<dyn Framer> = match framing {
             "newline" => Box::new(LineAccumulator::<65536>::new()),
+            "cobs" => Box::new(CobsAccumulator::<65536>::new()),
+            "cobs-crc32" => Box::new(CobsAccumulator::<65536>::with_check(Check::Crc32)),
             _ => Box::new(ContentLengthAccumulator::<65536>::new()),
         };
         Ok(Self {
@@ -69,13 +72,11 @@ impl Connection {
         })
     }
 
-    /// Sends one message, framed.
+    /// Sends one message, framed as the server frames its replies.
     fn send(&mut self, msg: &[u8]) -> std::io::Result<()> {
-        let mut header = [0u8; 40];
-        let header = self.framer.reply_header(msg.len(), &mut header);
-        self.stdin.write_all(header)?;
-        self.stdin.write_all(msg)?;
-        self.stdin.write_all(self.framer.reply_trailer())?;
+        for piece in frame_message(&*self.framer, msg).pieces() {
+            self.stdin.write_all(piece)?;
+        }
         self.stdin.flush()
     }
 
@@ -210,7 +211,7 @@ fn session(framing: &str) -> Result<usize, String> {
 
 fn main() -> ExitCode {
     let mut failed = false;
-    for framing in ["newline", "content-length"] {
+    for framing in ["newline", "content-length", "cobs", "cobs-crc32"] {
         match session(framing) {
             Ok(n) => println!("{framing}: {n} replies checked"),
             Err(e) => {

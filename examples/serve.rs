@@ -2,7 +2,10 @@
 //!
 //! Newline-delimited by default: one message per line in, one reply per line out,
 //! flushed after each. `--framing content-length` speaks the LSP base protocol
-//! instead (`Content-Length: N` headers, replies framed the same way).
+//! instead (`Content-Length: N` headers, replies framed the same way). `--framing
+//! cobs` reads and writes COBS-encoded frames each ended by one `0x00`; `--framing
+//! cobs-crc32` the same with the payload followed by its CRC-32/ISO-HDLC,
+//! little-endian, before encoding (a frame whose CRC fails is dropped, not answered).
 //!
 //! Frames and replies up to 64 KiB, nesting depth 128. A longer frame gets `-32600`
 //! with `"id":null` and the next one is served normally; blank lines are skipped and a
@@ -21,6 +24,7 @@
 use std::io;
 use std::process::ExitCode;
 
+use jsonrpc_slice::frame::cobs::{Check, CobsAccumulator};
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::frame::Framer;
@@ -34,13 +38,13 @@ const MAX_REPLY: usize = 64 * 1024;
 
 static SERVER: Server<()> = Server::new(demo::TABLE);
 
-const USAGE: &str = "usage: serve [--framing newline|content-length]";
+const USAGE: &str = "usage: serve [--framing newline|content-length|cobs|cobs-crc32]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let framing = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [] | ["--framing", "newline"] => "newline",
-        ["--framing", "content-length"] => "content-length",
+        ["--framing", f @ ("content-length" | "cobs" | "cobs-crc32")] => f,
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
@@ -48,6 +52,8 @@ fn main() -> ExitCode {
     };
     let mut framer: Box<dyn Framer> = match framing {
         "newline" => Box::new(LineAccumulator::<MAX_FRAME>::new()),
+        "cobs" => Box::new(CobsAccumulator::<MAX_FRAME>::new()),
+        "cobs-crc32" => Box::new(CobsAccumulator::<MAX_FRAME>::with_check(Check::Crc32)),
         _ => Box::new(ContentLengthAccumulator::<MAX_FRAME>::new()),
     };
     let mut chunk = vec![0u8; 64 * 1024];

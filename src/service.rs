@@ -33,7 +33,7 @@
 //! loop {
 //!     // Write everything there is to send...
 //!     while let Some(reply) = service.next(&mut ()) {
-//!         reply.pieces().iter().for_each(|p| wire.extend_from_slice(p));
+//!         reply.pieces().for_each(|p| wire.extend_from_slice(p));
 //!     }
 //!     if service.is_done() {
 //!         break;

@@ -1,11 +1,15 @@
 //! Stream framing: the same byte stream cut at every possible chunk boundary gives
 //! the same replies as one-shot input, and garbage or oversized frames in the middle
 //! of a stream lose no valid frame after them. Both framings, through the same
-//! transport loop (`frame::answer_chunk`) the servers use.
+//! transport loop (`frame::answer_chunk`) the servers use. COBS, with and without a
+//! checksum, through the same loop and through `Service`, with corrupted frames among
+//! the valid ones.
 
+use jsonrpc_slice::frame::cobs::{Check, CobsAccumulator};
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::frame::{answer_chunk, Framer};
+use jsonrpc_slice::frame::{answer_chunk, frame_message, FeedResult, Framer};
+use jsonrpc_slice::service::Service;
 use jsonrpc_slice::{demo, Server};
 use serde_json::Value;
 
@@ -39,7 +43,7 @@ fn run<F: Framer>(framer: &mut F, chunks: &[&[u8]]) -> Vec<u8> {
     let mut out = [0u8; 1024];
     for chunk in chunks {
         answer_chunk(&SERVER, &mut (), framer, chunk, &mut out, |pieces| {
-            pieces.iter().for_each(|p| wire.extend_from_slice(p));
+            pieces.for_each(|p| wire.extend_from_slice(p));
             Ok::<(), ()>(())
         })
         .unwrap();
@@ -147,4 +151,115 @@ fn replies_never_hold_a_raw_newline() {
     );
     assert_eq!(wire.iter().filter(|&&b| b == b'\n').count(), 1);
     assert_eq!(wire.last(), Some(&b'\n'));
+}
+
+/// A message framed as `framer` frames its own.
+fn framed_by<F: Framer>(framer: &F, msg: &[u8]) -> Vec<u8> {
+    frame_message(framer, msg)
+        .pieces()
+        .flatten()
+        .copied()
+        .collect()
+}
+
+/// Splits COBS-framed replies back into JSON values, checking each one's checksum.
+fn cobs_replies(check: Check, mut wire: &[u8]) -> Vec<Value> {
+    let mut acc = CobsAccumulator::<4096>::with_check(check);
+    let mut out = Vec::new();
+    loop {
+        match acc.feed(wire) {
+            FeedResult::Consumed => break,
+            FeedResult::Frame { frame, remaining } => {
+                out.push(serde_json::from_slice(frame).unwrap());
+                wire = remaining;
+            }
+            other => panic!("not a reply frame: {other:?}"),
+        }
+    }
+    assert_eq!(acc.dropped(), 0, "a reply failed its check");
+    assert_eq!(acc.pending(), 0, "a reply without its delimiter");
+    out
+}
+
+/// The stream of `messages()` under COBS with `check`, empty frames and corrupted
+/// frames in between: with a checksum a corrupted frame is dropped (no reply, the
+/// next frame served); without one, a flipped byte inside a string goes through.
+fn cobs_stream(check: Check) -> (Vec<u8>, Vec<Value>) {
+    let framer = CobsAccumulator::<MAX>::with_check(check);
+    let mut stream = vec![0];
+    let mut want = Vec::new();
+    for (i, (msg, reply)) in messages().into_iter().enumerate() {
+        if i == 2 && check != Check::None {
+            // A request with one bit flipped in its payload: never answered.
+            let mut bad = framed_by(
+                &framer,
+                br#"{"jsonrpc":"2.0","method":"sum","params":[1,2],"id":7}"#,
+            );
+            bad[30] ^= 0x04;
+            stream.extend_from_slice(&bad);
+            // A request with its last byte before the delimiter dropped: the same.
+            let mut short = framed_by(
+                &framer,
+                br#"{"jsonrpc":"2.0","method":"sum","params":[1,2],"id":8}"#,
+            );
+            short.remove(short.len() - 2);
+            stream.extend_from_slice(&short);
+        }
+        stream.extend(framed_by(&framer, &msg));
+        if i % 3 == 0 {
+            stream.push(0);
+        }
+        want.extend(reply);
+    }
+    (stream, want)
+}
+
+#[test]
+fn cobs_stream_at_every_split() {
+    for check in [Check::None, Check::Crc16, Check::Crc32] {
+        let (stream, want) = cobs_stream(check);
+        let wire = every_split(&stream, || CobsAccumulator::<MAX>::with_check(check));
+        check_replies(check, &wire, &want);
+    }
+}
+
+fn check_replies(sum: Check, wire: &[u8], want: &[Value]) {
+    assert_eq!(
+        wire.iter().filter(|&&b| b == 0).count(),
+        want.len(),
+        "one delimiter per reply ({sum:?})"
+    );
+    check(&cobs_replies(sum, wire), want);
+}
+
+/// The same stream through `Service`, the serve loops' state machine, read in small
+/// chunks: the same replies.
+#[test]
+fn cobs_through_the_service() {
+    for check in [Check::None, Check::Crc32] {
+        let (stream, want) = cobs_stream(check);
+        let mut framer = CobsAccumulator::<MAX>::with_check(check);
+        let (mut chunk, mut output) = ([0u8; 7], [0u8; 1024]);
+        let mut service = Service::new(&SERVER, &mut framer, &mut chunk, &mut output);
+        let mut input = &stream[..];
+        let mut wire = Vec::new();
+        loop {
+            while let Some(reply) = service.next(&mut ()) {
+                reply.pieces().for_each(|p| wire.extend_from_slice(p));
+            }
+            if service.is_done() {
+                break;
+            }
+            let buf = service.input_buffer();
+            let n = input.len().min(buf.len());
+            buf[..n].copy_from_slice(&input[..n]);
+            input = &input[n..];
+            match n {
+                0 => service.end_of_input(),
+                n => service.received(n),
+            }
+        }
+        check_replies(check, &wire, &want);
+        assert_eq!(framer.dropped(), if check == Check::None { 0 } else { 2 });
+    }
 }

@@ -572,7 +572,7 @@ fn check_stream(
         let mut wire = Vec::new();
         for piece in stream.chunks(chunk) {
             answer_chunk(server, &mut (), framer, piece, &mut out, |pieces| {
-                pieces.iter().for_each(|b| wire.extend_from_slice(b));
+                pieces.for_each(|b| wire.extend_from_slice(b));
                 Ok::<(), ()>(())
             })
             .expect("sending never fails here");

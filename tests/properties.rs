@@ -784,7 +784,7 @@ proptest! {
         for piece in stream.chunks(chunk) {
             answer_chunk(&SERVER, &mut (), &mut *framer, piece, &mut out, |pieces| {
                 replies += 1;
-                pieces.iter().for_each(|p| wire.extend_from_slice(p));
+                pieces.for_each(|p| wire.extend_from_slice(p));
                 Ok::<(), ()>(())
             })
             .expect("sending never fails here");
@@ -1002,7 +1002,7 @@ fn one_reply_over_newline_framing(server: &Server<Text>, mut ctx: Text, request:
     let mut stream = request.to_vec();
     stream.push(b'\n');
     answer_chunk(server, &mut ctx, &mut framer, &stream, &mut out, |pieces| {
-        pieces.iter().for_each(|p| wire.extend_from_slice(p));
+        pieces.for_each(|p| wire.extend_from_slice(p));
         Ok::<(), ()>(())
     })
     .expect("sending never fails here");

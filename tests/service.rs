@@ -174,7 +174,7 @@ fn the_application_sends_between_requests() {
     ctx.outbox.notify("button", |_| Ok(())).unwrap();
     let mut wire = Vec::new();
     while let Some(m) = service.next(&mut ctx) {
-        m.pieces().iter().for_each(|p| wire.extend_from_slice(p));
+        m.pieces().for_each(|p| wire.extend_from_slice(p));
     }
     let body = br#"{"jsonrpc":"2.0","method":"button"}"#;
     let mut want = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
@@ -533,7 +533,7 @@ fn session(
     let (mut ctx, mut wire, mut rest, mut turn) = (Ctx::new(), Vec::new(), input, 0);
     loop {
         while let Some(m) = block_on(service.next_send(&mut ctx)) {
-            m.pieces().iter().for_each(|p| wire.extend_from_slice(p));
+            m.pieces().for_each(|p| wire.extend_from_slice(p));
         }
         if service.is_done() {
             return (wire, ctx.answered.len(), ctx.exit);

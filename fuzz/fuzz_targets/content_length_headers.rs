@@ -34,8 +34,8 @@ fn run(stream: &[u8], sizes: &[u8]) -> Vec<String> {
     let mut out = [0u8; 512];
     let mut replies = Vec::new();
     for chunk in oracle::chunks(stream, sizes) {
-        answer_chunk(&SERVER, &mut (), &mut framer, chunk, &mut out, |pieces| {
-            replies.push(String::from_utf8(pieces[1].to_vec()).expect("UTF-8"));
+        answer_chunk(&SERVER, &mut (), &mut framer, chunk, &mut out, |mut pieces| {
+            replies.push(String::from_utf8(pieces.nth(1).unwrap_or_default().to_vec()).expect("UTF-8"));
             Ok::<(), ()>(())
         })
         .unwrap();

@@ -31,12 +31,12 @@ fn run(framer: &mut dyn Framer, stream: &[u8], sizes: &[u8]) -> (Vec<Vec<u8>>, O
     let mut out = [0u8; 512];
     for chunk in oracle::chunks(stream, sizes) {
         answer_chunk(&SERVER, &mut (), framer, chunk, &mut out, |pieces| {
-            replies.push(pieces.concat());
+            replies.push(pieces.collect::<Vec<_>>().concat());
             Ok::<(), ()>(())
         })
         .unwrap();
     }
-    let last = answer_end(&SERVER, &mut (), framer, &mut out).map(|r| r.pieces().concat());
+    let last = answer_end(&SERVER, &mut (), framer, &mut out).map(|r| r.pieces().collect::<Vec<_>>().concat());
     (replies, last)
 }
 

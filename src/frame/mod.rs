@@ -9,11 +9,17 @@
 //!
 //! - [`newline`]: newline-delimited JSON (serial links, sockets, stdio).
 //! - [`content_length`]: `Content-Length:` headers, the LSP base protocol.
+//! - [`cobs`]: COBS-encoded frames ended by `0x00`, optionally with a CRC-16 or CRC-32
+//!   trailer (binary-safe; corrupted frames dropped).
 //!
-//! Both implement [`Framer`], so a transport loop ([`answer_chunk`]) serves either.
+//! All implement [`Framer`], so a transport loop ([`answer_chunk`]) serves any.
 
+pub mod cobs;
 pub mod content_length;
 pub mod newline;
+
+use cobs::CobsPieces;
+pub use cobs::Encoding;
 
 use crate::dispatch::Server;
 
@@ -85,6 +91,13 @@ pub trait Framer {
 
     /// The bytes to send after a reply.
     fn reply_trailer(&self) -> &'static [u8];
+
+    /// How a reply's own bytes go on the wire, between header and trailer: as they are
+    /// (the default), or transformed (COBS, with its checksum), which
+    /// [`FramedReply::pieces`] does as it yields them.
+    fn reply_encoding(&self) -> Encoding {
+        Encoding::Verbatim
+    }
 }
 
 impl<const N: usize> Framer for newline::LineAccumulator<N> {
@@ -131,15 +144,46 @@ impl<const N: usize> Framer for content_length::ContentLengthAccumulator<N> {
     }
 }
 
-/// A framed reply, ready to send: header, body, trailer.
+impl<const N: usize> Framer for cobs::CobsAccumulator<N> {
+    fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {
+        cobs::CobsAccumulator::feed(self, input)
+    }
+
+    fn finish(&mut self) -> EndOfInput<'_> {
+        cobs::CobsAccumulator::finish(self)
+    }
+
+    fn max_frame(&self) -> usize {
+        self.capacity()
+    }
+
+    fn reply_header<'s>(&self, _: usize, _: &'s mut [u8; 40]) -> &'s [u8] {
+        &[]
+    }
+
+    fn reply_trailer(&self) -> &'static [u8] {
+        b"\0"
+    }
+
+    fn reply_encoding(&self) -> Encoding {
+        Encoding::Cobs(self.check())
+    }
+}
+
+/// A framed reply, ready to send: header, body (as the framing encodes it), trailer.
+/// Nothing is copied: [`pieces`](Self::pieces) yields them borrowed.
 #[derive(Debug)]
 pub struct FramedReply<'o> {
     header: [u8; 40],
     header_len: usize,
-    /// The reply itself.
+    /// The reply itself, before its encoding (see [`Framer::reply_encoding`]).
     pub body: &'o [u8],
-    /// What follows it (`\n` for newline framing).
+    /// What follows it (`\n` for newline framing, `0x00` for COBS).
     pub trailer: &'static [u8],
+    encoding: Encoding,
+    /// The body's checksum (COBS with a [`Check`](cobs::Check)), its first
+    /// `Check::len` bytes.
+    check: [u8; 4],
 }
 
 impl FramedReply<'_> {
@@ -148,10 +192,72 @@ impl FramedReply<'_> {
         self.header.get(..self.header_len).unwrap_or(&[])
     }
 
-    /// Header, body and trailer, in order.
-    pub fn pieces(&self) -> [&[u8]; 3] {
-        [self.header(), self.body, self.trailer]
+    /// The bytes to write, in order, as borrowed pieces: header, body and trailer, or,
+    /// for COBS, each block's code byte and bytes, then the delimiter. Written one
+    /// after the other they are the frame; nothing is buffered.
+    pub fn pieces(&self) -> Pieces<'_> {
+        let inner = match self.encoding {
+            Encoding::Verbatim => PiecesInner::Verbatim([self.header(), self.body], 0),
+            Encoding::Cobs(check) => {
+                let check = self.check.get(..check.len()).unwrap_or(&[]);
+                PiecesInner::Cobs(CobsPieces::new(self.body, check))
+            }
+        };
+        Pieces {
+            inner,
+            trailer: Some(self.trailer),
+        }
     }
+
+    /// The length of the frame on the wire, in bytes: the sum of its pieces.
+    pub fn wire_len(&self) -> usize {
+        self.pieces().map(<[u8]>::len).sum()
+    }
+}
+
+/// The pieces of a [`FramedReply`], in the order they are written (see
+/// [`FramedReply::pieces`]).
+#[derive(Debug, Clone)]
+pub struct Pieces<'r> {
+    inner: PiecesInner<'r>,
+    trailer: Option<&'static [u8]>,
+}
+
+#[derive(Debug, Clone)]
+enum PiecesInner<'r> {
+    /// Header and body, and how many of them were given.
+    Verbatim([&'r [u8]; 2], usize),
+    Cobs(CobsPieces<'r>),
+}
+
+impl<'r> Iterator for Pieces<'r> {
+    type Item = &'r [u8];
+
+    fn next(&mut self) -> Option<&'r [u8]> {
+        let piece = match &mut self.inner {
+            PiecesInner::Verbatim(parts, given) => {
+                let piece = parts.get(*given).copied();
+                *given += 1;
+                piece
+            }
+            PiecesInner::Cobs(cobs) => cobs.next(),
+        };
+        piece.or_else(|| self.trailer.take())
+    }
+}
+
+/// `message` framed as `framer` frames its replies: how a client sends a request, or
+/// an application a message of its own, over the same framing.
+///
+/// ```
+/// use jsonrpc_slice::frame::{frame_message, newline::LineAccumulator};
+///
+/// let framer = LineAccumulator::<64>::new();
+/// let framed = frame_message(&framer, b"{}");
+/// assert_eq!(framed.pieces().collect::<Vec<_>>().concat(), b"{}\n");
+/// ```
+pub fn frame_message<'m, F: Framer + ?Sized>(framer: &F, message: &'m [u8]) -> FramedReply<'m> {
+    framed(framer, message, message.len())
 }
 
 /// Feeds `input` through `framer` until one frame needs a reply, answers it with
@@ -256,11 +362,19 @@ pub(crate) fn framed<'o, F: Framer + ?Sized>(
 ) -> FramedReply<'o> {
     let mut header = [0u8; 40];
     let header_len = framer.reply_header(len, &mut header).len();
+    let body = output.get(..len).unwrap_or(&[]);
+    let encoding = framer.reply_encoding();
+    let check = match encoding {
+        Encoding::Cobs(check) => check.of(body),
+        Encoding::Verbatim => [0; 4],
+    };
     FramedReply {
         header,
         header_len,
-        body: output.get(..len).unwrap_or(&[]),
+        body,
         trailer: framer.reply_trailer(),
+        encoding,
+        check,
     }
 }
 
@@ -279,7 +393,8 @@ pub(crate) fn framed<'o, F: Framer + ?Sized>(
 /// let chunk = b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1,2],\"id\":1}";
 /// answer_chunk(&server, &mut (), &mut framer, chunk, &mut out, |_| Err(()))?;
 /// let reply = answer_end(&server, &mut (), &mut framer, &mut out).expect("a reply");
-/// assert_eq!(reply.pieces().concat(), b"{\"jsonrpc\":\"2.0\",\"result\":3,\"id\":1}\n");
+/// let wire: Vec<u8> = reply.pieces().flatten().copied().collect();
+/// assert_eq!(wire, b"{\"jsonrpc\":\"2.0\",\"result\":3,\"id\":1}\n");
 /// # Ok::<(), ()>(())
 /// ```
 pub fn answer_end<'o, C, F: Framer + ?Sized>(
@@ -308,7 +423,7 @@ pub(crate) fn end_reply<F: Framer + ?Sized>(
 }
 
 /// Feeds all of `input` through `framer`, answers each frame, and hands each framed
-/// reply to `send` as its three pieces: header, body, trailer (see [`answer_next`]).
+/// reply to `send` as its pieces (see [`FramedReply::pieces`] and [`answer_next`]).
 ///
 /// The transport loop of a host or a firmware is: read a chunk, call this, repeat.
 ///
@@ -322,7 +437,7 @@ pub(crate) fn end_reply<F: Framer + ?Sized>(
 /// let mut wire = Vec::new();
 /// for chunk in [&b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"par"[..], b"ams\":[1,2],\"id\":1}\n"] {
 ///     answer_chunk(&server, &mut (), &mut framer, chunk, &mut out, |pieces| {
-///         pieces.iter().for_each(|p| wire.extend_from_slice(p));
+///         pieces.for_each(|p| wire.extend_from_slice(p));
 ///         Ok::<(), ()>(())
 ///     })?;
 /// }
@@ -335,7 +450,7 @@ pub fn answer_chunk<C, F: Framer + ?Sized, E>(
     framer: &mut F,
     mut input: &[u8],
     output: &mut [u8],
-    mut send: impl FnMut([&[u8]; 3]) -> Result<(), E>,
+    mut send: impl FnMut(Pieces<'_>) -> Result<(), E>,
 ) -> Result<(), E> {
     while let Some(reply) = answer_next(server, ctx, framer, &mut input, output) {
         send(reply.pieces())?;
