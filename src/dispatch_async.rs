@@ -85,6 +85,11 @@ pub trait AsyncMethods<C> {
 /// [`MethodTable`]'s hash index, O(1) expected (in the compact build, a scan of the
 /// names); its `run` reaches a row through jump tables.
 ///
+/// A context type with a lifetime (the per-call context of the concurrent service,
+/// `service::concurrent::Call`, feature `concurrent`) is named with that lifetime first:
+/// `pub Tools<'c, Call<'c, App>> { ... }` implements `AsyncMethods<Call<'c, App>>` for
+/// every `'c`.
+///
 /// ```compile_fail
 /// use jsonrpc_slice::{async_method_table, Params, ResultWriter, RpcError};
 ///
@@ -95,8 +100,14 @@ pub trait AsyncMethods<C> {
 /// ```
 #[macro_export]
 macro_rules! async_method_table {
+    ($(#[$attr:meta])* $vis:vis $name:ident<$lt:lifetime, $ctx:ty> { $($method:expr => $handler:path),* $(,)? }) => {
+        $crate::async_method_table!(@table [$(#[$attr])*] [$vis] $name [$lt] $ctx { $($method => $handler),* });
+    };
     ($(#[$attr:meta])* $vis:vis $name:ident<$ctx:ty> { $($method:expr => $handler:path),* $(,)? }) => {
-        $(#[$attr])*
+        $crate::async_method_table!(@table [$(#[$attr])*] [$vis] $name [] $ctx { $($method => $handler),* });
+    };
+    (@table [$($attr:tt)*] [$vis:vis] $name:ident [$($lt:lifetime)?] $ctx:ty { $($method:expr => $handler:path),* }) => {
+        $($attr)*
         $vis struct $name;
 
         impl $name {
@@ -114,7 +125,7 @@ macro_rules! async_method_table {
             let _ = $name::TABLE;
         };
 
-        impl $crate::AsyncMethods<$ctx> for $name {
+        impl<$($lt)?> $crate::AsyncMethods<$ctx> for $name {
             fn find(&self, method: $crate::RawStr<'_>) -> Option<usize> {
                 Self::TABLE.position(method)
             }
@@ -192,62 +203,77 @@ impl<C, T: AsyncMethods<C>> AsyncServer<C, T> {
         input: &[u8],
         output: &'o mut [u8],
     ) -> Result<&'o [u8], OutputTooSmall> {
-        let mut w = ResultWriter::new(output);
-        let done = match envelope::parse(input, self.base.limits()) {
-            Err(e) => self.base.fail(&mut w, 0, Id::NULL, parse_failure(e.kind)),
-            Ok(Envelope::Single(call)) => self.answer(ctx, call, &mut w).await,
-            Ok(Envelope::Batch(batch)) => self.batch(ctx, batch, &mut w).await,
-        };
-        match done {
-            Ok(()) => Ok(w.into_written()),
-            Err(_) => Err(OutputTooSmall),
-        }
+        handle(&self.table, &self.base, ctx, input, output).await
     }
+}
 
-    /// The twin of `Server::answer`.
-    async fn answer(
-        &self,
-        ctx: &mut C,
-        call: Call<'_>,
-        w: &mut ResultWriter<'_>,
-    ) -> Result<(), WriteError> {
-        let mark = w.mark();
-        let (id, failure) = match call {
-            Call::Invalid { id, reason } => (id, Failure::Invalid(reason)),
-            Call::Request(req) => match (self.table.find(req.method), req.id) {
-                (None, None) => return Ok(()),
-                (None, Some(id)) => (id, Failure::NotFound),
-                (Some(index), id) => {
-                    let params = call_start(w, req.params, id);
-                    let outcome = self.table.run(index, ctx, params, w).await;
-                    match call_end(w, id, outcome) {
-                        Ok(()) => return Ok(()),
-                        // Only a call fails: a notification's outcome is dropped.
-                        Err(failure) => (id.unwrap_or(Id::NULL), failure),
-                    }
+/// Handles one message with `table` (each handler awaited with `ctx`), the limits and
+/// error replies of `base`: what [`AsyncServer::handle`] and the concurrent service
+/// (whose handlers get a per-call context) both run.
+pub(crate) async fn handle<'o, X, B, T: AsyncMethods<X>>(
+    table: &T,
+    base: &Server<B>,
+    ctx: &mut X,
+    input: &[u8],
+    output: &'o mut [u8],
+) -> Result<&'o [u8], OutputTooSmall> {
+    let mut w = ResultWriter::new(output);
+    let done = match envelope::parse(input, base.limits()) {
+        Err(e) => base.fail(&mut w, 0, Id::NULL, parse_failure(e.kind)),
+        Ok(Envelope::Single(call)) => answer(table, base, ctx, call, &mut w).await,
+        Ok(Envelope::Batch(batch)) => batch_of(table, base, ctx, batch, &mut w).await,
+    };
+    match done {
+        Ok(()) => Ok(w.into_written()),
+        Err(_) => Err(OutputTooSmall),
+    }
+}
+
+/// The twin of `Server::answer`.
+async fn answer<X, B, T: AsyncMethods<X>>(
+    table: &T,
+    base: &Server<B>,
+    ctx: &mut X,
+    call: Call<'_>,
+    w: &mut ResultWriter<'_>,
+) -> Result<(), WriteError> {
+    let mark = w.mark();
+    let (id, failure) = match call {
+        Call::Invalid { id, reason } => (id, Failure::Invalid(reason)),
+        Call::Request(req) => match (table.find(req.method), req.id) {
+            (None, None) => return Ok(()),
+            (None, Some(id)) => (id, Failure::NotFound),
+            (Some(index), id) => {
+                let params = call_start(w, req.params, id);
+                let outcome = table.run(index, ctx, params, w).await;
+                match call_end(w, id, outcome) {
+                    Ok(()) => return Ok(()),
+                    // Only a call fails: a notification's outcome is dropped.
+                    Err(failure) => (id.unwrap_or(Id::NULL), failure),
                 }
-            },
-        };
-        self.base.fail(w, mark, id, failure)
-    }
-
-    /// The twin of `Server::batch`.
-    async fn batch(
-        &self,
-        ctx: &mut C,
-        batch: Batch<'_>,
-        w: &mut ResultWriter<'_>,
-    ) -> Result<(), WriteError> {
-        let mut state = BatchState::open(w);
-        for call in batch {
-            if is_notification(&call) {
-                let _ = self.answer(ctx, call, w).await;
-                continue;
             }
-            let separated = state.separate(w);
-            let answered = self.answer(ctx, call, w).await.is_ok();
-            state.answered(answered, separated);
+        },
+    };
+    base.fail(w, mark, id, failure)
+}
+
+/// The twin of `Server::batch`.
+async fn batch_of<X, B, T: AsyncMethods<X>>(
+    table: &T,
+    base: &Server<B>,
+    ctx: &mut X,
+    batch: Batch<'_>,
+    w: &mut ResultWriter<'_>,
+) -> Result<(), WriteError> {
+    let mut state = BatchState::open(w);
+    for call in batch {
+        if is_notification(&call) {
+            let _ = answer(table, base, ctx, call, w).await;
+            continue;
         }
-        self.base.batch_close(w, state)
+        let separated = state.separate(w);
+        let answered = answer(table, base, ctx, call, w).await.is_ok();
+        state.answered(answered, separated);
     }
+    base.batch_close(w, state)
 }
