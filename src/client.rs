@@ -348,6 +348,12 @@ fn id_text(id: Id<'_>) -> RawStr<'_> {
     }
 }
 
+/// `true` if `a` and `b` are the same id: the same type, strings with escapes
+/// decoded, numbers by lexeme (the rule [`Pending`] matches replies by).
+pub(crate) fn same_id(a: Id<'_>, b: Id<'_>) -> bool {
+    compare(a, b) == Same::Yes
+}
+
 fn compare(sent: Id<'_>, got: Id<'_>) -> Same {
     let inner = id_text;
     let same_text = || {

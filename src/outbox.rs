@@ -25,6 +25,14 @@
 use crate::client::{self, RequestId};
 use crate::write::{ResultWriter, WriteError};
 
+#[cfg(feature = "concurrent")]
+mod shared;
+#[cfg(feature = "concurrent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "concurrent")))]
+pub use shared::SharedOutbox;
+#[cfg(feature = "concurrent")]
+pub(crate) use shared::{queue_message, Queue};
+
 /// Messages queued for the peer, whatever holds them: what the serve loop drains.
 pub trait Outgoing {
     /// The queued messages, each followed by `\n` (a message never holds a raw line

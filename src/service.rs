@@ -53,6 +53,10 @@
 
 use core::fmt;
 
+#[cfg(feature = "concurrent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "concurrent")))]
+pub mod concurrent;
+
 use crate::dispatch::Server;
 use crate::dispatch_async::{AsyncMethods, AsyncServer};
 use crate::envelope::{parse_response, Response, ResponseMessage};

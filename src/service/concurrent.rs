@@ -1,0 +1,1129 @@
+//! The concurrent service: up to `N` requests in flight at once, read while their
+//! handlers run, with cancellation, requests to the peer, and messages pushed on a
+//! quiet link — no allocation, no boxing, a fixed memory set by the caller.
+//!
+//! The blocking [`Service`](super::Service) and the [`AsyncService`](super::AsyncService)
+//! take one message at a time: a slow handler holds up every message behind it. A
+//! [`ConcurrentServer`] runs its handlers in `N` *slots* and keeps reading while they
+//! run, so a `ping` is answered during a long tool call and a cancellation reaches the
+//! call it names.
+//!
+//! # The flow
+//!
+//! [`ConcurrentServer::serve`] is one future made of three parts and `N` workers, all
+//! polled by the task that awaits it (no executor of its own, no `Send` needed):
+//!
+//! - the **reader** reads the transport, cuts frames with the framer, and hands each
+//!   request (or batch, or notification) to a free slot, copying it into the slot's
+//!   frame buffer. A cancellation is applied at once (it takes no slot); a response
+//!   from the peer goes to the handler that awaits it.
+//! - each **worker** runs the handlers of the message in its slot, exactly as
+//!   [`AsyncServer::handle`](crate::AsyncServer::handle) would (the same replies, byte
+//!   for byte), writing the reply into the slot's reply buffer.
+//! - the **writer** sends what the [`SharedOutbox`] holds (notifications and requests
+//!   of handlers and of the application), then the replies, in the order their
+//!   handlers completed (JSON-RPC allows any order). What a handler queued before it
+//!   completed goes out before its reply.
+//!
+//! # Bounds
+//!
+//! Memory is [`Slots`]: `N` frame buffers and `N` reply buffers, plus two frame
+//! buffers for the reader. When all `N` slots are busy the reader keeps at most one
+//! request waiting for a slot and goes on reading, so a cancellation (or a response
+//! the peer sends to a handler) is still applied; a second request that finds no slot
+//! is held, and reading stops until a slot frees (backpressure: input is never
+//! dropped). A batch takes one slot; its calls run one after the other and it is
+//! answered as one array once all of them are done.
+//!
+//! # Cancellation
+//!
+//! With [`ConcurrentServer::with_cancellation`], a notification of the method a
+//! [`Cancellation`] names (`notifications/cancelled` with `params.requestId` in MCP,
+//! `$/cancelRequest` with `params.id` in LSP) cancels the request whose id it carries,
+//! compared as [`Pending`](crate::client::Pending) compares ids (strings with escapes
+//! decoded, numbers by lexeme, never a string with a number). It is consumed by the
+//! service: no handler sees it. A request not yet started is not run; a running
+//! handler can see it ([`Call::is_cancelled`], [`Call::cancelled`]) and its future is
+//! dropped at its next poll. What is answered is the [`CancelReply`]: nothing (MCP) or
+//! an error of your choice (LSP: `-32800`). A cancellation of an unknown id, of a
+//! request already answered, or a second one, is ignored. A batch's calls cannot be
+//! cancelled one by one.
+//!
+//! # The transport
+//!
+//! The reader and the writer are separate parts of the loop: the transport comes as
+//! a [`Read`] half and a [`Write`] half. The loop never drops a read it started (the
+//! reader awaits it whatever else happens), so a read need not be cancel-safe; it must
+//! return 0 only at the end of the input. Once the input has ended and every slot is
+//! answered, `serve` returns; the requests a handler still awaits from the peer then
+//! fail with [`PeerError::Lost`].
+//!
+//! Everything the loop shares lives in `Cell`s and `RefCell`s that are borrowed only
+//! between two awaits of one part, or by a check that fails softly: nothing in the
+//! loop can panic, and the loop must be polled from one task (the types are not
+//! `Sync`). An application future that pushes events runs beside it in the same task
+//! (`join(serve, events)`).
+
+use core::cell::{Cell, RefCell};
+use core::fmt;
+use core::future::{poll_fn, Future};
+use core::pin::pin;
+use core::task::Poll;
+
+use embassy_futures::join::{join3, join_array};
+
+use embassy_futures::select::{select, Either};
+
+use crate::client::{self, same_id, RequestId};
+use crate::dispatch::{MethodTable, Server};
+use crate::dispatch_async::{self, AsyncMethods};
+use crate::envelope::{self, parse_response, Call as Message, Envelope, Outcome, ResponseMessage};
+use crate::frame::{end_event, framed, next_event, oversized_frame_reply, Event, Framer};
+use crate::id::Id;
+use crate::limits::Limits;
+use crate::outbox::{queue_message, Queue, SharedOutbox};
+use crate::raw::RawJson;
+use crate::write::{Message as Text, ResultWriter, WriteError};
+
+pub use super::ServeError;
+
+/// The read half of a transport (a UART's receiver, a socket's read half, stdin).
+#[allow(async_fn_in_trait)]
+pub trait Read {
+    /// Why a read failed.
+    type Error;
+    /// Reads what is there into `buf` (at least one byte), or 0 at the end of the
+    /// input.
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error>;
+}
+
+/// The write half of a transport.
+#[allow(async_fn_in_trait)]
+pub trait Write {
+    /// Why a write failed.
+    type Error;
+    /// Writes all of `bytes`.
+    async fn write_all(&mut self, bytes: &[u8]) -> Result<(), Self::Error>;
+    /// Sends what was written (called after each message).
+    async fn flush(&mut self) -> Result<(), Self::Error>;
+}
+
+/// What a cancelled request is answered with.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CancelReply {
+    /// Nothing: the peer stopped waiting (MCP: "receivers ... should not send a
+    /// response for the cancelled request").
+    Nothing,
+    /// An error reply with the request's id (LSP: `-32800 RequestCancelled`).
+    Error {
+        /// The error code.
+        code: i32,
+        /// The error message.
+        message: &'static str,
+    },
+}
+
+/// How the peer cancels a request: a notification of `method` whose params member
+/// `id_member` is the id of the request to cancel.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Cancellation {
+    method: &'static str,
+    id_member: &'static str,
+    reply: CancelReply,
+}
+
+impl Cancellation {
+    /// MCP: `notifications/cancelled` with `params.requestId`; no reply.
+    pub const MCP: Cancellation =
+        Cancellation::new("notifications/cancelled", "requestId", CancelReply::Nothing);
+
+    /// LSP: `$/cancelRequest` with `params.id`; answered `-32800`.
+    pub const LSP: Cancellation = Cancellation::new(
+        "$/cancelRequest",
+        "id",
+        CancelReply::Error {
+            code: -32800,
+            message: "Request cancelled",
+        },
+    );
+
+    /// A cancellation of your own protocol.
+    pub const fn new(method: &'static str, id_member: &'static str, reply: CancelReply) -> Self {
+        Self {
+            method,
+            id_member,
+            reply,
+        }
+    }
+}
+
+/// A JSON-RPC server whose async handlers run up to `N` at once (`N` is the
+/// [`Slots`] given to [`serve`](Self::serve)): see the [module](self) docs.
+///
+/// Its handlers take a [`Call`], the per-call context (the application's shared state,
+/// the cancellation, the outbox, requests to the peer), so the table is declared with
+/// its lifetime:
+///
+/// ```
+/// use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer};
+/// use jsonrpc_slice::{async_method_table, Params, ResultWriter, RpcError};
+///
+/// struct App;
+///
+/// async fn ping<'p>(_: &mut Call<'_, App>, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+///     Ok(out.raw(jsonrpc_slice::RawJson::NULL)?)
+/// }
+///
+/// async_method_table! { pub Methods<'c, Call<'c, App>> { "ping" => ping } }
+/// static SERVER: ConcurrentServer<Methods> = ConcurrentServer::new(Methods);
+/// ```
+pub struct ConcurrentServer<T> {
+    table: T,
+    /// The limits, and the error replies (its own table is empty).
+    base: Server<()>,
+    cancellation: Option<Cancellation>,
+}
+
+impl<T: fmt::Debug> fmt::Debug for ConcurrentServer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ConcurrentServer")
+            .field("table", &self.table)
+            .field("limits", self.base.limits())
+            .field("cancellation", &self.cancellation)
+            .finish()
+    }
+}
+
+impl<T> ConcurrentServer<T> {
+    /// A server for `table` with [`Limits::DEFAULT`] and no cancellation.
+    pub const fn new(table: T) -> Self {
+        Self {
+            table,
+            base: Server::new(MethodTable::new(&[], &[0])),
+            cancellation: None,
+        }
+    }
+
+    /// The same server with other limits.
+    pub const fn with_limits(mut self, limits: Limits) -> Self {
+        self.base = self.base.with_limits(limits);
+        self
+    }
+
+    /// The same server, cancelling requests as `cancellation` says.
+    pub const fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
+        self.cancellation = Some(cancellation);
+        self
+    }
+
+    /// The limits in force.
+    pub const fn limits(&self) -> &Limits {
+        self.base.limits()
+    }
+
+    /// Serves the stream read from `reader` (cut into messages by `framer`, each
+    /// read going into `chunk`), answering on `writer`, until the input ends and
+    /// every call is answered: see the [module](self) docs. `state` is what every
+    /// handler's [`Call::state`] gives; `outbox` is where handlers and the
+    /// application queue what the server sends on its own.
+    ///
+    /// `slots` and `outbox` may be used again by a later `serve`.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn serve<
+        S,
+        F,
+        R,
+        W,
+        const N: usize,
+        const FRAME: usize,
+        const REPLY: usize,
+        const Q: usize,
+    >(
+        &self,
+        state: &S,
+        framer: &mut F,
+        slots: &Slots<N, FRAME, REPLY>,
+        outbox: &SharedOutbox<Q>,
+        chunk: &mut [u8],
+        reader: &mut R,
+        writer: &mut W,
+    ) -> Result<(), ServeError<R::Error, W::Error>>
+    where
+        T: for<'c> AsyncMethods<Call<'c, S>>,
+        F: Framer + ?Sized,
+        R: Read + ?Sized,
+        W: Write + ?Sized,
+    {
+        for control in &slots.control {
+            control.reset();
+        }
+        let hub = Hub {
+            control: &slots.control,
+            outbox,
+            held_buf: &slots.held,
+            held: Cell::new(Held::Nothing),
+            waiting: Cell::new(None),
+            read_all: Cell::new(false),
+            failed: Cell::new(false),
+            next_peer_id: Cell::new(1),
+            answered: Cell::new(0),
+            limits: self.base.limits(),
+        };
+        let framer = RefCell::new(framer);
+        let read_error = Cell::new(None);
+        let write_error = Cell::new(None);
+        let workers: [_; N] = core::array::from_fn(|i| self.work(&hub, state, i, slots));
+        let parts = join3(
+            async {
+                if let Err(e) = self.read(&hub, &framer, slots, chunk, reader).await {
+                    read_error.set(Some(e));
+                    hub.failed.set(true);
+                    hub.wake();
+                }
+            },
+            join_array(workers),
+            async {
+                if let Err(e) = self.write(&hub, &framer, slots, writer).await {
+                    write_error.set(Some(e));
+                    hub.failed.set(true);
+                    hub.wake();
+                }
+            },
+        );
+        let failed = hub.until(|| hub.failed.get().then_some(()));
+        let _ = select(parts, failed).await;
+        if let Some(e) = read_error.take() {
+            return Err(ServeError::Read(e));
+        }
+        if let Some(e) = write_error.take() {
+            return Err(ServeError::Write(e));
+        }
+        Ok(())
+    }
+
+    /// The reader: frames into slots, cancellations applied, responses handed over.
+    async fn read<F, R, const N: usize, const FRAME: usize, const REPLY: usize>(
+        &self,
+        hub: &Hub<'_>,
+        framer: &RefCell<&mut F>,
+        slots: &Slots<N, FRAME, REPLY>,
+        chunk: &mut [u8],
+        io: &mut R,
+    ) -> Result<(), R::Error>
+    where
+        F: Framer + ?Sized,
+        R: Read + ?Sized,
+    {
+        let (mut start, mut end) = (0, 0);
+        let (mut ended, mut finished) = (false, false);
+        // The replies the reader writes itself: a frame that is not one, a cancelled
+        // request that had no slot yet.
+        let mut own = [0u8; OWN_REPLY];
+        loop {
+            // What waits goes into a slot first; a held frame stops reading.
+            hub.until(|| settle(hub, slots).then_some(())).await;
+            let step = {
+                let mut framer = hub.until(|| framer.try_borrow_mut().ok()).await;
+                let mut unfed = chunk.get(start..end).unwrap_or(&[]);
+                let before = unfed.len();
+                let event = match (before, ended) {
+                    (0, true) if !finished => {
+                        finished = true;
+                        end_event(&mut **framer, &mut own)
+                    }
+                    (0, _) => None,
+                    _ => next_event(&mut **framer, &mut unfed, &mut own),
+                };
+                start += before - unfed.len();
+                match event {
+                    None => Step::Read,
+                    Some(Event::Answered(len)) => Step::Own(len),
+                    Some(Event::Frame(frame)) => self.take(hub, slots, frame, &mut own),
+                }
+            };
+            match step {
+                Step::Read if finished => break,
+                Step::Read if ended => {}
+                Step::Read => match io.read(chunk).await? {
+                    0 => ended = true,
+                    n => (start, end) = (0, n.min(chunk.len())),
+                },
+                Step::Own(0) => {}
+                Step::Own(len) => {
+                    let reply = own.get(..len).unwrap_or(&[]);
+                    // A reply of the server's own, queued as a message is (it holds no
+                    // raw line break: the writer escapes them).
+                    let _ = queue_message(hub.outbox, &mut |room| {
+                        let room = room.get_mut(..reply.len()).ok_or(WriteError::BufferFull)?;
+                        room.copy_from_slice(reply);
+                        Ok(room)
+                    })
+                    .await;
+                }
+            }
+        }
+        // Every message read into a slot, then the end is known to all.
+        hub.until(|| {
+            let placed = settle(hub, slots) && hub.waiting.get().is_none();
+            placed.then_some(())
+        })
+        .await;
+        hub.read_all.set(true);
+        hub.wake();
+        Ok(())
+    }
+
+    /// Takes a frame the framer cut: a cancellation, a response for a handler, or a
+    /// message for a slot (copied out of the framer, which is then free to read on).
+    fn take<const N: usize, const FRAME: usize, const REPLY: usize>(
+        &self,
+        hub: &Hub<'_>,
+        slots: &Slots<N, FRAME, REPLY>,
+        frame: &[u8],
+        own: &mut [u8],
+    ) -> Step {
+        if frame.len() > FRAME {
+            return Step::Own(oversized_frame_reply(FRAME, own).map_or(0, <[u8]>::len));
+        }
+        let id = match envelope::parse(frame, hub.limits) {
+            Ok(Envelope::Single(Message::Request(req))) => {
+                if let Some(cancellation) = self.cancellation {
+                    if req.id.is_none() && req.method.eq_str(cancellation.method) {
+                        let id = req.params.and_then(|p| p.get(cancellation.id_member));
+                        let id = id.and_then(Id::from_raw);
+                        return Step::Own(id.map_or(0, |id| self.cancel(hub, slots, id, own)));
+                    }
+                }
+                req.id.map(|id| place_of(frame, id.as_bytes()))
+            }
+            Ok(Envelope::Single(Message::Invalid { .. })) => {
+                if let Ok(ResponseMessage::Single(Ok(response))) = parse_response(frame, hub.limits)
+                {
+                    route_response(hub, slots, frame, response.id);
+                    return Step::Own(0);
+                }
+                None
+            }
+            _ => None,
+        };
+        place(hub, slots, frame, id);
+        Step::Own(0)
+    }
+
+    /// Cancels the request with `id`: one not started is not run, a running one is
+    /// dropped at its next poll. Returns the length of a reply the reader must send
+    /// (a cancelled request that was still waiting for a slot), or 0.
+    fn cancel<const N: usize, const FRAME: usize, const REPLY: usize>(
+        &self,
+        hub: &Hub<'_>,
+        slots: &Slots<N, FRAME, REPLY>,
+        id: Id<'_>,
+        own: &mut [u8],
+    ) -> usize {
+        for (control, frame) in slots.control.iter().zip(&slots.frames) {
+            let live = matches!(control.state.get(), State::Ready(_) | State::Running);
+            if !live || control.cancelled.get() {
+                continue;
+            }
+            let Ok(frame) = frame.try_borrow() else {
+                continue;
+            };
+            if id_at(&frame[..], control.id.get()).is_some_and(|mine| same_id(mine, id)) {
+                control.cancelled.set(true);
+                hub.wake();
+                return 0;
+            }
+        }
+        if let Some((len, place)) = hub.waiting.get() {
+            let Ok(waiting) = slots.waiting.try_borrow() else {
+                return 0;
+            };
+            if let Some(mine) = id_at(&waiting[..], place).filter(|mine| same_id(*mine, id)) {
+                let _ = len;
+                let written = self.cancelled_reply(mine, own);
+                drop(waiting);
+                hub.waiting.set(None);
+                hub.wake();
+                return written;
+            }
+        }
+        0
+    }
+
+    /// Writes what a cancelled request `id` is answered with into `out`: its length
+    /// (0: nothing, by the policy, or it did not fit).
+    fn cancelled_reply(&self, id: Id<'_>, out: &mut [u8]) -> usize {
+        let Some(Cancellation {
+            reply: CancelReply::Error { code, message },
+            ..
+        }) = self.cancellation
+        else {
+            return 0;
+        };
+        let mut w = ResultWriter::new(out);
+        match w.error_reply(id, code, Text::plain(message), None) {
+            Ok(()) => w.into_written().len(),
+            Err(_) => 0,
+        }
+    }
+
+    /// Worker `i`: runs the message in slot `i` each time the reader fills it.
+    async fn work<S, const N: usize, const FRAME: usize, const REPLY: usize>(
+        &self,
+        hub: &Hub<'_>,
+        state: &S,
+        i: usize,
+        slots: &Slots<N, FRAME, REPLY>,
+    ) where
+        T: for<'c> AsyncMethods<Call<'c, S>>,
+    {
+        let (Some(control), Some(frame), Some(reply)) = (
+            slots.control.get(i),
+            slots.frames.get(i),
+            slots.replies.get(i),
+        ) else {
+            return;
+        };
+        loop {
+            let ready = hub.until(|| match control.state.get() {
+                State::Ready(len) => Some(Some(len)),
+                State::Free if hub.read_all.get() => Some(None),
+                _ => None,
+            });
+            let Some(len) = ready.await else {
+                return;
+            };
+            control.state.set(State::Running);
+            let replied = self.run(hub, state, i, control, len, frame, reply).await;
+            hub.answered.set(hub.answered.get().wrapping_add(1));
+            control.answered.set(hub.answered.get());
+            control.state.set(State::Done(replied));
+            hub.wake();
+        }
+    }
+
+    /// Runs the `len` bytes of `frame` as `AsyncServer::handle` would, the reply into
+    /// `reply`; a cancellation drops the handlers at their next poll. The reply's
+    /// length (0: none).
+    // The slot's buffers stay borrowed while its handlers run: the borrow is the
+    // worker's hold on its slot (the reader and the writer only try to borrow them,
+    // and only in states where the worker does not).
+    #[allow(clippy::too_many_arguments, clippy::await_holding_refcell_ref)]
+    async fn run<S, const FRAME: usize, const REPLY: usize>(
+        &self,
+        hub: &Hub<'_>,
+        state: &S,
+        slot: usize,
+        control: &Control,
+        len: usize,
+        frame: &RefCell<[u8; FRAME]>,
+        reply: &RefCell<[u8; REPLY]>,
+    ) -> usize
+    where
+        T: for<'c> AsyncMethods<Call<'c, S>>,
+    {
+        let (Ok(frame), Ok(mut reply)) = (frame.try_borrow(), reply.try_borrow_mut()) else {
+            return 0;
+        };
+        let input = frame.get(..len).unwrap_or(&[]);
+        let done = {
+            let mut call = Call { state, hub, slot };
+            let mut handling = pin!(dispatch_async::handle(
+                &self.table,
+                &self.base,
+                &mut call,
+                input,
+                &mut reply[..],
+            ));
+            poll_fn(|cx| {
+                if control.cancelled.get() {
+                    return Poll::Ready(None);
+                }
+                handling.as_mut().poll(cx).map(Some)
+            })
+            .await
+            .map(|r| r.map_or(0, <[u8]>::len))
+        };
+        match done {
+            Some(len) => len,
+            None => match id_at(input, control.id.get()) {
+                Some(id) => self.cancelled_reply(id, &mut reply[..]),
+                None => 0,
+            },
+        }
+    }
+
+    /// The writer: the outbox first, then the replies in the order they were made.
+    // The outbox (and a reply buffer) stay borrowed while they are written: what is
+    // queued meanwhile waits, and what is sent cannot change under the write.
+    #[allow(clippy::await_holding_refcell_ref)]
+    async fn write<F, W, const N: usize, const FRAME: usize, const REPLY: usize>(
+        &self,
+        hub: &Hub<'_>,
+        framer: &RefCell<&mut F>,
+        slots: &Slots<N, FRAME, REPLY>,
+        io: &mut W,
+    ) -> Result<(), W::Error>
+    where
+        F: Framer + ?Sized,
+        W: Write + ?Sized,
+    {
+        loop {
+            let next = hub.until(|| {
+                if !hub.outbox.is_empty() {
+                    return Some(Next::Queued);
+                }
+                let done =
+                    slots
+                        .control
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, c)| match c.state.get() {
+                            State::Done(_) => {
+                                Some((hub.answered.get().wrapping_sub(c.answered.get()), i))
+                            }
+                            _ => None,
+                        });
+                // The oldest answer is the furthest behind the newest.
+                if let Some((_, i)) = done.max_by_key(|&(age, _)| age) {
+                    return Some(Next::Reply(i));
+                }
+                (hub.read_all.get() && hub.idle()).then_some(Next::End)
+            });
+            match next.await {
+                Next::End => return Ok(()),
+                Next::Queued => {
+                    let Some(queued) = hub.outbox.queued() else {
+                        continue;
+                    };
+                    for message in queued.split(|&b| b == b'\n').filter(|m| !m.is_empty()) {
+                        send(hub, framer, io, message).await?;
+                    }
+                    drop(queued);
+                    io.flush().await?;
+                    hub.outbox.clear();
+                }
+                Next::Reply(i) => {
+                    let (Some(control), Some(reply)) = (slots.control.get(i), slots.replies.get(i))
+                    else {
+                        continue;
+                    };
+                    if let State::Done(len) = control.state.get() {
+                        if let Ok(reply) = reply.try_borrow() {
+                            let body = reply.get(..len).unwrap_or(&[]);
+                            if !body.is_empty() {
+                                send(hub, framer, io, body).await?;
+                                io.flush().await?;
+                            }
+                        }
+                    }
+                    control.reset();
+                    // A slot is free: what waits for one takes it now, whether or not
+                    // the reader is awaiting input.
+                    settle(hub, slots);
+                    hub.wake();
+                }
+            }
+        }
+    }
+}
+
+/// `write`, with the signature a queued message's writer has (closures do not infer
+/// it alone).
+fn message_writer<W: FnMut(&mut [u8]) -> Result<&[u8], WriteError>>(write: W) -> W {
+    write
+}
+
+/// Writes `message`, framed as `framer` frames replies.
+async fn send<F: Framer + ?Sized, W: Write + ?Sized>(
+    hub: &Hub<'_>,
+    framer: &RefCell<&mut F>,
+    io: &mut W,
+    message: &[u8],
+) -> Result<(), W::Error> {
+    let framed = {
+        let framer = hub.until(|| framer.try_borrow().ok()).await;
+        framed(&**framer, message, message.len())
+    };
+    for piece in framed.pieces() {
+        if !piece.is_empty() {
+            io.write_all(piece).await?;
+        }
+    }
+    Ok(())
+}
+
+/// The longest reply the reader writes itself (a framing error, a cancelled
+/// request's error with an id of up to [`MAX_PENDING_ID`](crate::client::MAX_PENDING_ID)
+/// bytes).
+const OWN_REPLY: usize = 256;
+
+/// What the reader does next.
+enum Step {
+    /// Read more input.
+    Read,
+    /// Send the reply of this length the reader wrote (0: none).
+    Own(usize),
+}
+
+/// What the writer sends next.
+enum Next {
+    Queued,
+    Reply(usize),
+    End,
+}
+
+/// Where `id` (a sub-slice of `frame`) is in `frame`.
+fn place_of(frame: &[u8], id: &[u8]) -> (usize, usize) {
+    let at = (id.as_ptr() as usize).wrapping_sub(frame.as_ptr() as usize);
+    (at, id.len())
+}
+
+/// The id at `place` in `frame`, if there is one.
+fn id_at(frame: &[u8], place: IdPlace) -> Option<Id<'_>> {
+    let (at, len) = place?;
+    let bytes = frame.get(at..at.checked_add(len)?)?;
+    // Copied from a validated request's id: a string, a number or null.
+    Id::from_raw(RawJson::trusted(bytes))
+}
+
+/// Copies `frame` into a free slot, or else to wait for one, or else holds it (and
+/// reading stops). The held buffer is free whenever the reader takes a frame.
+fn place<const N: usize, const FRAME: usize, const REPLY: usize>(
+    hub: &Hub<'_>,
+    slots: &Slots<N, FRAME, REPLY>,
+    frame: &[u8],
+    id: IdPlace,
+) {
+    let len = frame.len();
+    if hub.waiting.get().is_none() {
+        if let Some(i) = hub.free_slot() {
+            fill(slots, i, frame, id);
+        } else if copy_into(&slots.waiting, frame) {
+            hub.waiting.set(Some((len, id)));
+        }
+    } else if copy_into(&slots.held, frame) {
+        hub.held.set(Held::Message(len, id));
+    }
+    hub.wake();
+}
+
+/// Copies `frame` into slot `i`, ready to run.
+fn fill<const N: usize, const FRAME: usize, const REPLY: usize>(
+    slots: &Slots<N, FRAME, REPLY>,
+    i: usize,
+    frame: &[u8],
+    id: IdPlace,
+) {
+    let (Some(control), Some(buf)) = (slots.control.get(i), slots.frames.get(i)) else {
+        return;
+    };
+    if copy_into(buf, frame) {
+        control.id.set(id);
+        control.cancelled.set(false);
+        control.state.set(State::Ready(frame.len()));
+    }
+}
+
+/// Copies `bytes` to the start of `buf`; `false` if they do not fit or it is borrowed.
+fn copy_into<const L: usize>(buf: &RefCell<[u8; L]>, bytes: &[u8]) -> bool {
+    let Ok(mut buf) = buf.try_borrow_mut() else {
+        return false;
+    };
+    match buf.get_mut(..bytes.len()) {
+        Some(room) => {
+            room.copy_from_slice(bytes);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Moves what waits into slots (the waiting request first, then the held one), as
+/// far as slots are free. `true` when nothing is held: the reader may read on.
+fn settle<const N: usize, const FRAME: usize, const REPLY: usize>(
+    hub: &Hub<'_>,
+    slots: &Slots<N, FRAME, REPLY>,
+) -> bool {
+    if let (Some((len, id)), Some(i)) = (hub.waiting.get(), hub.free_slot()) {
+        if let Ok(waiting) = slots.waiting.try_borrow() {
+            fill(slots, i, waiting.get(..len).unwrap_or(&[]), id);
+            drop(waiting);
+            hub.waiting.set(None);
+            hub.wake();
+        }
+    }
+    if let Held::Message(len, id) = hub.held.get() {
+        if hub.waiting.get().is_none() {
+            if let Ok(held) = slots.held.try_borrow() {
+                let bytes = held.get(..len).unwrap_or(&[]);
+                match hub.free_slot() {
+                    Some(i) => fill(slots, i, bytes, id),
+                    None => {
+                        if copy_into(&slots.waiting, bytes) {
+                            hub.waiting.set(Some((len, id)));
+                        }
+                    }
+                }
+                drop(held);
+                hub.held.set(Held::Nothing);
+                hub.wake();
+            }
+        }
+    }
+    hub.held.get() == Held::Nothing
+}
+
+/// Hands a response with `id` to the handler that awaits it (held until it is read);
+/// a response nobody awaits (late, after a deadline; unknown) is dropped.
+fn route_response<const N: usize, const FRAME: usize, const REPLY: usize>(
+    hub: &Hub<'_>,
+    slots: &Slots<N, FRAME, REPLY>,
+    frame: &[u8],
+    id: Id<'_>,
+) {
+    let Some(id) = id
+        .as_raw()
+        .as_u64()
+        .filter(|_| id.kind() == crate::IdKind::Number)
+    else {
+        return;
+    };
+    let slot = slots
+        .control
+        .iter()
+        .position(|c| c.peer.get() == Peer::Waiting(id));
+    if let Some(slot) = slot {
+        if copy_into(&slots.held, frame) {
+            hub.held.set(Held::Response(frame.len(), slot));
+            hub.wake();
+        }
+    }
+}
+
+/// The state of a slot.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum State {
+    /// Empty: the reader may copy a message in.
+    Free,
+    /// A message of this length is in the frame buffer; its handlers have not started.
+    Ready(usize),
+    /// Its handlers run.
+    Running,
+    /// Answered: a reply of this length (0: none) waits for the writer.
+    Done(usize),
+}
+
+/// A handler's request to the peer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Peer {
+    Idle,
+    /// Sent with this id; no response yet.
+    Waiting(u64),
+}
+
+/// What the reader and the writer know of a slot (the buffers are beside it).
+struct Control {
+    state: Cell<State>,
+    /// Where the request's id is in the frame buffer (a single request with an id).
+    id: Cell<IdPlace>,
+    cancelled: Cell<bool>,
+    /// When it was answered (replies go out in that order).
+    answered: Cell<u32>,
+    peer: Cell<Peer>,
+}
+
+impl Control {
+    const fn new() -> Self {
+        Self {
+            state: Cell::new(State::Free),
+            id: Cell::new(None),
+            cancelled: Cell::new(false),
+            answered: Cell::new(0),
+            peer: Cell::new(Peer::Idle),
+        }
+    }
+
+    fn reset(&self) {
+        self.state.set(State::Free);
+        self.id.set(None);
+        self.cancelled.set(false);
+        self.peer.set(Peer::Idle);
+    }
+}
+
+/// The memory of a [`ConcurrentServer`]'s loop: `N` slots, each a frame buffer of
+/// `FRAME` bytes (a message copied out of the framer: the largest message served)
+/// and a reply buffer of `REPLY` bytes (the largest reply), and two more frame
+/// buffers for the reader: the request waiting for a slot, and the frame held while
+/// reading is stopped (or a response for a handler).
+///
+/// Made with a `const fn`; it lives where the loop's future lives (the task), or in
+/// a static cell.
+pub struct Slots<const N: usize, const FRAME: usize, const REPLY: usize> {
+    control: [Control; N],
+    frames: [RefCell<[u8; FRAME]>; N],
+    replies: [RefCell<[u8; REPLY]>; N],
+    waiting: RefCell<[u8; FRAME]>,
+    held: RefCell<[u8; FRAME]>,
+}
+
+impl<const N: usize, const FRAME: usize, const REPLY: usize> Default for Slots<N, FRAME, REPLY> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize, const FRAME: usize, const REPLY: usize> fmt::Debug for Slots<N, FRAME, REPLY> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Slots")
+            .field("slots", &N)
+            .field("frame", &FRAME)
+            .field("reply", &REPLY)
+            .finish()
+    }
+}
+
+impl<const N: usize, const FRAME: usize, const REPLY: usize> Slots<N, FRAME, REPLY> {
+    /// Empty slots.
+    pub const fn new() -> Self {
+        Self {
+            control: [const { Control::new() }; N],
+            frames: [const { RefCell::new([0; FRAME]) }; N],
+            replies: [const { RefCell::new([0; REPLY]) }; N],
+            waiting: RefCell::new([0; FRAME]),
+            held: RefCell::new([0; FRAME]),
+        }
+    }
+}
+
+/// Where a request's id is in the buffer that holds the request: its offset and
+/// length (none for a notification, a batch, or what is not a request).
+type IdPlace = Option<(usize, usize)>;
+
+/// What the reader holds in the `held` buffer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Held {
+    Nothing,
+    /// A message (of this length, id at this place) that found neither a slot nor
+    /// room to wait: reading stops until it has one.
+    Message(usize, IdPlace),
+    /// A response (of this length) for the handler in this slot.
+    Response(usize, usize),
+}
+
+/// What every part of the loop shares (but the buffers, whose sizes are the const
+/// parameters).
+struct Hub<'h> {
+    control: &'h [Control],
+    outbox: &'h dyn Queue,
+    /// The held buffer, for a handler to read the response it awaited.
+    held_buf: &'h RefCell<[u8]>,
+    held: Cell<Held>,
+    /// The request waiting for a slot: its length and its id's place.
+    waiting: Cell<Option<(usize, IdPlace)>>,
+    /// The input has ended and every message read is in a slot.
+    read_all: Cell<bool>,
+    /// A read or a write failed: the loop ends.
+    failed: Cell<bool>,
+    next_peer_id: Cell<u64>,
+    answered: Cell<u32>,
+    limits: &'h Limits,
+}
+
+impl Hub<'_> {
+    /// Wakes the task that polls the loop (a part's state changed).
+    fn wake(&self) {
+        self.outbox.wake();
+    }
+
+    /// Waits until `ready` gives a value, asking again each time the task is polled.
+    async fn until<R>(&self, mut ready: impl FnMut() -> Option<R>) -> R {
+        poll_fn(|cx| match ready() {
+            Some(r) => Poll::Ready(r),
+            None => {
+                self.outbox.register(cx);
+                Poll::Pending
+            }
+        })
+        .await
+    }
+
+    fn free_slot(&self) -> Option<usize> {
+        self.control
+            .iter()
+            .position(|c| c.state.get() == State::Free)
+    }
+
+    /// Every slot is free: nothing runs, nothing waits to be sent.
+    fn idle(&self) -> bool {
+        self.control.iter().all(|c| c.state.get() == State::Free)
+    }
+}
+
+/// The per-call context of a [`ConcurrentServer`]'s handler: the application's
+/// state, the call's cancellation, the outbox, and requests to the peer.
+pub struct Call<'c, S> {
+    state: &'c S,
+    hub: &'c Hub<'c>,
+    slot: usize,
+}
+
+impl<S> fmt::Debug for Call<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Call")
+            .field("slot", &self.slot)
+            .field("cancelled", &self.is_cancelled())
+            .finish()
+    }
+}
+
+/// Why a request to the peer ([`Call::request`]) has no response.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PeerError {
+    /// The deadline came first.
+    TimedOut,
+    /// The input ended (the peer is gone) before the response came.
+    Lost,
+    /// The request does not fit in the outbox, even empty.
+    TooLarge,
+    /// This call has a request to the peer pending already (one at a time per call).
+    Busy,
+}
+
+impl fmt::Display for PeerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::TimedOut => "the peer did not answer in time",
+            Self::Lost => "the connection ended before the peer answered",
+            Self::TooLarge => "the request does not fit in the outbox",
+            Self::Busy => "a request to the peer is pending already",
+        })
+    }
+}
+
+impl core::error::Error for PeerError {}
+
+impl<'c, S> Call<'c, S> {
+    /// The application's state, shared by every call in flight (use `Cell`s, or a
+    /// lock of your executor, for what handlers change).
+    pub fn state(&self) -> &'c S {
+        self.state
+    }
+
+    fn control(&self) -> Option<&'c Control> {
+        self.hub.control.get(self.slot)
+    }
+
+    /// `true` once the peer cancelled this call (its future is dropped at its next
+    /// poll: a handler that computes without awaiting checks this between steps).
+    pub fn is_cancelled(&self) -> bool {
+        self.control().is_some_and(|c| c.cancelled.get())
+    }
+
+    /// Resolves once the peer cancels this call (to `select` on, for a handler that
+    /// must clean up before it returns).
+    pub async fn cancelled(&self) {
+        self.hub.until(|| self.is_cancelled().then_some(())).await;
+    }
+
+    /// Queues a notification for the peer, waiting while the outbox is full: it goes
+    /// out as soon as the writer is free, before this call's reply. `params` as for
+    /// [`Outbox::notify`](crate::outbox::Outbox::notify); it may be called more than
+    /// once (each time the message did not fit). `Err(BufferFull)`: it does not fit
+    /// even in an empty outbox.
+    pub async fn notify(
+        &self,
+        method: &str,
+        mut params: impl FnMut(&mut ResultWriter<'_>) -> Result<(), WriteError>,
+    ) -> Result<(), WriteError> {
+        queue_message(self.hub.outbox, &mut |room| {
+            client::write_notification(room, method, &mut params)
+        })
+        .await
+    }
+
+    /// Sends a request to the peer and waits for its response, or for `deadline`
+    /// (a timer of your executor; `core::future::pending()` for none), whichever comes
+    /// first. The response's outcome, a result or an error object, is handed to
+    /// `read` (it borrows the reader's buffer: decode what you need there). Other
+    /// calls are served, and the input read, meanwhile. One request at a time per
+    /// call; its id is a number the service mints.
+    pub async fn request<R>(
+        &self,
+        method: &str,
+        mut params: impl FnMut(&mut ResultWriter<'_>) -> Result<(), WriteError>,
+        deadline: impl Future<Output = ()>,
+        read: impl FnOnce(Outcome<'_>) -> R,
+    ) -> Result<R, PeerError> {
+        let hub = self.hub;
+        let control = self.control().ok_or(PeerError::Lost)?;
+        if control.peer.get() != Peer::Idle {
+            return Err(PeerError::Busy);
+        }
+        let id = hub.next_peer_id.get();
+        hub.next_peer_id.set(id.wrapping_add(1));
+        let mut write = message_writer(|room| {
+            client::write_request(room, RequestId::Number(id), method, &mut params)
+        });
+        let sent = queue_message(hub.outbox, &mut write);
+        let sent = select(sent, hub.until(|| hub.read_all.get().then_some(()))).await;
+        match sent {
+            Either::First(Ok(())) => {}
+            Either::First(Err(_)) => return Err(PeerError::TooLarge),
+            Either::Second(()) => return Err(PeerError::Lost),
+        }
+        // Awaited from now on; the guard forgets it however this future ends.
+        control.peer.set(Peer::Waiting(id));
+        let _guard = PeerGuard {
+            hub,
+            slot: self.slot,
+        };
+        let mut deadline = pin!(deadline);
+        let len = poll_fn(|cx| {
+            if let Held::Response(len, slot) = hub.held.get() {
+                if slot == self.slot {
+                    return Poll::Ready(Ok(len));
+                }
+            }
+            if hub.read_all.get() {
+                return Poll::Ready(Err(PeerError::Lost));
+            }
+            if deadline.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Err(PeerError::TimedOut));
+            }
+            hub.outbox.register(cx);
+            Poll::Pending
+        })
+        .await?;
+        let held = hub.held_buf.try_borrow().map_err(|_| PeerError::Lost)?;
+        let bytes = held.get(..len).unwrap_or(&[]);
+        match parse_response(bytes, hub.limits) {
+            Ok(ResponseMessage::Single(Ok(response))) => Ok(read(response.outcome)),
+            // The reader held it as a valid response: not reached.
+            _ => Err(PeerError::Lost),
+        }
+    }
+}
+
+/// Forgets a call's request to the peer when the request future ends (answered,
+/// timed out, or dropped with its handler), and frees the reader's held buffer if it
+/// held that request's response.
+struct PeerGuard<'h> {
+    hub: &'h Hub<'h>,
+    slot: usize,
+}
+
+impl Drop for PeerGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(control) = self.hub.control.get(self.slot) {
+            control.peer.set(Peer::Idle);
+        }
+        if let Held::Response(_, slot) = self.hub.held.get() {
+            if slot == self.slot {
+                self.hub.held.set(Held::Nothing);
+                self.hub.wake();
+            }
+        }
+    }
+}

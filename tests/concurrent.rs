@@ -1,0 +1,983 @@
+//! The concurrent service (`service::concurrent`): requests in flight at once,
+//! cancellation, requests to the peer, events pushed with no input, and backpressure.
+//!
+//! Every test is deterministic: the loop runs on a step executor that polls it until
+//! it stalls (pending, and nothing woke it), and the test then looks at what was
+//! written, feeds more input or releases a handler that waits for its signal. No
+//! sleep, no timing. Every run is under the counting allocator: zero allocations.
+
+#[path = "common/counting.rs"]
+mod counting;
+
+use std::cell::{Cell, RefCell};
+use std::future::{poll_fn, Future};
+use std::pin::{pin, Pin};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use counting::counting;
+use jsonrpc_slice::envelope::Outcome;
+use jsonrpc_slice::frame::newline::LineAccumulator;
+use jsonrpc_slice::outbox::SharedOutbox;
+use jsonrpc_slice::service::concurrent::{
+    Call, CancelReply, Cancellation, ConcurrentServer, PeerError, Read, Slots, Write,
+};
+use jsonrpc_slice::{
+    async_method_table, method_table, Params, RawJson, ResultWriter, RpcError, Server,
+};
+use proptest::prelude::*;
+
+// --- The application: handlers that wait for the test's signals. -----------------
+
+struct App {
+    /// `released[k]`: the test let the handlers waiting on token `k` go on.
+    released: [Cell<bool>; 32],
+    /// Handlers started (a request cancelled before it started never counts).
+    started: Cell<u32>,
+    /// The deadline of `ask` has passed.
+    late: Cell<bool>,
+}
+
+impl App {
+    fn new() -> Self {
+        Self {
+            released: std::array::from_fn(|_| Cell::new(false)),
+            started: Cell::new(0),
+            late: Cell::new(false),
+        }
+    }
+
+    fn release(&self, token: u64) {
+        self.released[token as usize].set(true);
+    }
+
+    async fn wait(&self, token: u64) {
+        poll_fn(|_| match self.released.get(token as usize) {
+            Some(r) if !r.get() => Poll::Pending,
+            _ => Poll::Ready(()),
+        })
+        .await;
+    }
+}
+
+type Ctx<'c> = Call<'c, App>;
+
+async fn ping<'p>(
+    _: &mut Ctx<'_>,
+    _: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    Ok(out.raw(RawJson::NULL)?)
+}
+
+/// `[token]`: waits for the token, then `"done"`.
+async fn long<'p>(
+    c: &mut Ctx<'_>,
+    p: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let token = p
+        .nth(0)
+        .and_then(|v| v.as_u64())
+        .ok_or(RpcError::invalid_params())?;
+    c.state().started.set(c.state().started.get() + 1);
+    c.state().wait(token).await;
+    Ok(out.str("done")?)
+}
+
+/// `[token, value]`: waits for the token, notifies `n` with `[value]`, then returns
+/// `2 * value`.
+async fn work<'p>(
+    c: &mut Ctx<'_>,
+    p: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let token = p
+        .nth(0)
+        .and_then(|v| v.as_u64())
+        .ok_or(RpcError::invalid_params())?;
+    let value = p
+        .nth(1)
+        .and_then(|v| v.as_u64())
+        .ok_or(RpcError::invalid_params())?;
+    c.state().wait(token).await;
+    c.notify("n", |w| {
+        w.begin_array()?;
+        w.u64(value)?;
+        w.end()
+    })
+    .await?;
+    Ok(out.u64(2 * value)?)
+}
+
+/// `[n, token]`: `n` progress notifications, each as its step ends, then waits for
+/// the token, then `"counted"`.
+async fn count<'p>(
+    c: &mut Ctx<'_>,
+    p: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let n = p
+        .nth(0)
+        .and_then(|v| v.as_u64())
+        .ok_or(RpcError::invalid_params())?;
+    let token = p
+        .nth(1)
+        .and_then(|v| v.as_u64())
+        .ok_or(RpcError::invalid_params())?;
+    for i in 1..=n {
+        c.notify("progress", |w| {
+            w.begin_array()?;
+            w.u64(i)?;
+            w.end()
+        })
+        .await?;
+    }
+    c.state().wait(token).await;
+    Ok(out.str("counted")?)
+}
+
+/// Asks the peer (`peer/ask` with `[7]`) and answers with what it said: its result,
+/// or minus its error code; `-32000` with the reason when there is no response.
+async fn ask<'p>(
+    c: &mut Ctx<'_>,
+    _: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let app = c.state();
+    let deadline = poll_fn(|_| {
+        if app.late.get() {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    });
+    let params = |w: &mut ResultWriter<'_>| {
+        w.begin_array()?;
+        w.u64(7)?;
+        w.end()
+    };
+    let answer = c
+        .request("peer/ask", params, deadline, |outcome| match outcome {
+            Outcome::Result(raw) => raw.as_i64(),
+            Outcome::Error(e) => Some(-e.code),
+        })
+        .await;
+    match answer {
+        Ok(Some(v)) => Ok(out.i64(v)?),
+        Ok(None) => Err(RpcError::internal()),
+        Err(PeerError::TimedOut) => Err(RpcError::new(-32000, "timed out")),
+        Err(PeerError::Lost) => Err(RpcError::new(-32000, "lost")),
+        Err(_) => Err(RpcError::internal()),
+    }
+}
+
+/// `[token]`: waits for the token or its cancellation, whichever comes first, and
+/// says which (a handler that sees its cancellation).
+async fn watch<'p>(
+    c: &mut Ctx<'_>,
+    p: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let token = p
+        .nth(0)
+        .and_then(|v| v.as_u64())
+        .ok_or(RpcError::invalid_params())?;
+    let app = c.state();
+    let mut cancelled = pin!(c.cancelled());
+    let mut released = pin!(app.wait(token));
+    let first = poll_fn(|cx| {
+        if let Poll::Ready(()) = released.as_mut().poll(cx) {
+            return Poll::Ready("released");
+        }
+        cancelled.as_mut().poll(cx).map(|()| "cancelled")
+    })
+    .await;
+    assert!(first == "released" || c.is_cancelled());
+    Ok(out.str(first)?)
+}
+
+async_method_table! {
+    Methods<'c, Call<'c, App>> {
+        "ping" => ping,
+        "long" => long,
+        "work" => work,
+        "count" => count,
+        "ask" => ask,
+        "watch" => watch,
+    }
+}
+
+static PLAIN: ConcurrentServer<Methods> = ConcurrentServer::new(Methods);
+static MCP: ConcurrentServer<Methods> =
+    ConcurrentServer::new(Methods).with_cancellation(Cancellation::MCP);
+static LSP: ConcurrentServer<Methods> =
+    ConcurrentServer::new(Methods).with_cancellation(Cancellation::LSP);
+
+// --- The transport: a pipe the test fills, a sink it reads. ------------------------
+
+struct Pipe {
+    bytes: RefCell<Vec<u8>>,
+    read: Cell<usize>,
+    closed: Cell<bool>,
+}
+
+impl Pipe {
+    fn new() -> Self {
+        Self {
+            bytes: RefCell::new(Vec::with_capacity(1 << 16)),
+            read: Cell::new(0),
+            closed: Cell::new(false),
+        }
+    }
+
+    fn send(&self, message: &[u8]) {
+        let mut bytes = self.bytes.borrow_mut();
+        assert!(
+            bytes.len() + message.len() < bytes.capacity(),
+            "no allocation in the run"
+        );
+        bytes.extend_from_slice(message);
+        bytes.push(b'\n');
+    }
+
+    /// Bytes sent and not read by the server yet.
+    fn unread(&self) -> usize {
+        self.bytes.borrow().len() - self.read.get()
+    }
+}
+
+impl Read for &Pipe {
+    type Error = ();
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
+        poll_fn(|_| {
+            let bytes = self.bytes.borrow();
+            let at = self.read.get();
+            let n = (bytes.len() - at).min(buf.len());
+            if n > 0 {
+                buf[..n].copy_from_slice(&bytes[at..at + n]);
+                self.read.set(at + n);
+                return Poll::Ready(Ok(n));
+            }
+            if self.closed.get() {
+                return Poll::Ready(Ok(0));
+            }
+            Poll::Pending
+        })
+        .await
+    }
+}
+
+struct Sink {
+    bytes: RefCell<Vec<u8>>,
+}
+
+impl Sink {
+    fn new() -> Self {
+        Self {
+            bytes: RefCell::new(Vec::with_capacity(1 << 16)),
+        }
+    }
+
+    /// `true` if a line of the output is `line`.
+    fn has(&self, line: &[u8]) -> bool {
+        self.bytes
+            .borrow()
+            .split(|&b| b == b'\n')
+            .any(|l| l == line)
+    }
+
+    /// Where line `line` is in the output (its index among the lines).
+    fn position(&self, line: &[u8]) -> Option<usize> {
+        self.bytes
+            .borrow()
+            .split(|&b| b == b'\n')
+            .position(|l| l == line)
+    }
+
+    fn lines(&self) -> usize {
+        self.bytes.borrow().iter().filter(|&&b| b == b'\n').count()
+    }
+}
+
+impl Write for &Sink {
+    type Error = ();
+    async fn write_all(&mut self, bytes: &[u8]) -> Result<(), ()> {
+        let mut out = self.bytes.borrow_mut();
+        assert!(
+            out.len() + bytes.len() <= out.capacity(),
+            "no allocation in the run"
+        );
+        out.extend_from_slice(bytes);
+        Ok(())
+    }
+    async fn flush(&mut self) -> Result<(), ()> {
+        Ok(())
+    }
+}
+
+// --- The step executor. ------------------------------------------------------------
+
+struct Flag(AtomicBool);
+
+impl Wake for Flag {
+    fn wake(self: Arc<Self>) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+struct Executor {
+    flag: Arc<Flag>,
+    waker: Waker,
+}
+
+impl Executor {
+    fn new() -> Self {
+        let flag = Arc::new(Flag(AtomicBool::new(false)));
+        let waker = Waker::from(flag.clone());
+        Self { flag, waker }
+    }
+
+    /// Polls `fut` until it is done, or pending with nothing that woke it.
+    fn stall<F: Future>(&self, mut fut: Pin<&mut F>) -> Option<F::Output> {
+        let mut cx = Context::from_waker(&self.waker);
+        for _ in 0..100_000 {
+            self.flag.0.store(false, Ordering::SeqCst);
+            if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+                return Some(v);
+            }
+            if !self.flag.0.load(Ordering::SeqCst) {
+                return None;
+            }
+        }
+        panic!("the loop keeps waking itself");
+    }
+}
+
+/// One serve loop over a pipe and a sink, with `N` slots.
+macro_rules! rig {
+    ($server:expr, $n:literal, |$app:ident, $input:ident, $output:ident, $run:ident| $body:block) => {{
+        let $app = App::new();
+        let $input = Pipe::new();
+        let $output = Sink::new();
+        let slots = Slots::<$n, 512, 512>::new();
+        let outbox = SharedOutbox::<1024>::new();
+        let mut framer = LineAccumulator::<512>::new();
+        let mut chunk = [0u8; 256];
+        let exec = Executor::new();
+        let ((), allocations) = counting(|| {
+            let (mut r, mut w) = (&$input, &$output);
+            let serve = $server.serve(
+                &$app,
+                &mut framer,
+                &slots,
+                &outbox,
+                &mut chunk,
+                &mut r,
+                &mut w,
+            );
+            let mut serve = pin!(serve);
+            let mut $run = || exec.stall(serve.as_mut());
+            $body
+        });
+        assert_eq!(allocations, 0, "the loop allocated");
+    }};
+}
+
+// --- The tests. --------------------------------------------------------------------
+
+fn ping_during_a_long_handler<const N: usize>(server: &ConcurrentServer<Methods>) {
+    let app = App::new();
+    let input = Pipe::new();
+    let output = Sink::new();
+    let slots = Slots::<N, 512, 512>::new();
+    let outbox = SharedOutbox::<1024>::new();
+    let mut framer = LineAccumulator::<512>::new();
+    let mut chunk = [0u8; 256];
+    let exec = Executor::new();
+    let ((), allocations) = counting(|| {
+        let (mut r, mut w) = (&input, &output);
+        let mut serve = pin!(server.serve(
+            &app,
+            &mut framer,
+            &slots,
+            &outbox,
+            &mut chunk,
+            &mut r,
+            &mut w
+        ));
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
+        input.send(br#"{"jsonrpc":"2.0","method":"ping","id":2}"#);
+        assert!(exec.stall(serve.as_mut()).is_none());
+        // The ping is answered while the long handler still waits.
+        assert!(output.has(br#"{"jsonrpc":"2.0","result":null,"id":2}"#));
+        assert_eq!(output.lines(), 1);
+        // Only now is the long handler let go.
+        app.release(1);
+        assert!(exec.stall(serve.as_mut()).is_none());
+        assert_eq!(
+            output.position(br#"{"jsonrpc":"2.0","result":"done","id":1}"#),
+            Some(1)
+        );
+        input.closed.set(true);
+        assert_eq!(exec.stall(serve.as_mut()), Some(Ok(())));
+    });
+    assert_eq!(allocations, 0);
+}
+
+#[test]
+fn a_ping_is_answered_while_a_long_handler_runs() {
+    ping_during_a_long_handler::<2>(&PLAIN);
+    ping_during_a_long_handler::<8>(&PLAIN);
+}
+
+#[test]
+fn replies_go_out_as_handlers_complete_and_the_loop_ends_with_the_input() {
+    rig!(PLAIN, 4, |app, input, output, run| {
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[2],"id":2}"#);
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[3],"id":3}"#);
+        assert!(run().is_none());
+        assert_eq!(app.started.get(), 3);
+        for token in [3, 1, 2] {
+            app.release(token);
+            assert!(run().is_none());
+        }
+        assert_eq!(
+            output.position(br#"{"jsonrpc":"2.0","result":"done","id":3}"#),
+            Some(0)
+        );
+        assert_eq!(
+            output.position(br#"{"jsonrpc":"2.0","result":"done","id":1}"#),
+            Some(1)
+        );
+        assert_eq!(
+            output.position(br#"{"jsonrpc":"2.0","result":"done","id":2}"#),
+            Some(2)
+        );
+        // A handler still waits: the end of the input does not end the loop.
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[4],"id":4}"#);
+        input.closed.set(true);
+        assert!(run().is_none());
+        app.release(4);
+        assert_eq!(run(), Some(Ok(())));
+        assert_eq!(output.lines(), 4);
+    });
+}
+
+#[test]
+fn progress_goes_out_as_each_step_ends_and_before_the_reply() {
+    rig!(PLAIN, 2, |app, input, output, run| {
+        input.send(br#"{"jsonrpc":"2.0","method":"count","params":[2,1],"id":"c"}"#);
+        assert!(run().is_none());
+        // Both notifications are out while the handler still waits.
+        assert_eq!(
+            output.position(br#"{"jsonrpc":"2.0","method":"progress","params":[1]}"#),
+            Some(0)
+        );
+        assert_eq!(
+            output.position(br#"{"jsonrpc":"2.0","method":"progress","params":[2]}"#),
+            Some(1)
+        );
+        assert_eq!(output.lines(), 2);
+        app.release(1);
+        input.closed.set(true);
+        assert_eq!(run(), Some(Ok(())));
+        assert_eq!(
+            output.position(br#"{"jsonrpc":"2.0","result":"counted","id":"c"}"#),
+            Some(2)
+        );
+    });
+}
+
+#[test]
+fn mcp_cancellation_stops_a_running_handler_and_sends_no_reply() {
+    rig!(MCP, 2, |app, input, output, run| {
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
+        assert!(run().is_none());
+        assert_eq!(app.started.get(), 1);
+        input.send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}"#);
+        input.send(br#"{"jsonrpc":"2.0","method":"ping","id":2}"#);
+        assert!(run().is_none());
+        assert_eq!(output.lines(), 1);
+        assert!(output.has(br#"{"jsonrpc":"2.0","result":null,"id":2}"#));
+        // The dropped handler never answers, even once its signal comes.
+        app.release(1);
+        input.closed.set(true);
+        assert_eq!(run(), Some(Ok(())));
+        assert_eq!(output.lines(), 1);
+    });
+}
+
+#[test]
+fn lsp_cancellation_answers_32800_and_a_handler_sees_it() {
+    rig!(LSP, 2, |app, input, output, run| {
+        input.send(br#"{"jsonrpc":"2.0","method":"watch","params":[1],"id":"w"}"#);
+        assert!(run().is_none());
+        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"w"}}"#);
+        assert!(run().is_none());
+        assert!(output.has(
+            br#"{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":"w"}"#
+        ));
+        assert_eq!(output.lines(), 1);
+        let _ = &app;
+        input.closed.set(true);
+        assert_eq!(run(), Some(Ok(())));
+    });
+}
+
+#[test]
+fn a_request_cancelled_before_it_started_is_not_run() {
+    for (server, reply) in [
+        (&MCP, None),
+        (&LSP, Some(&br#"{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":2}"#[..])),
+    ] {
+        let cancel: &[u8] = if std::ptr::eq(server, &MCP) {
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#
+        } else {
+            br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}"#
+        };
+        rig!(server, 1, |app, input, output, run| {
+            // One slot: 1 runs, 2 waits for the slot, then 2 is cancelled.
+            input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
+            input.send(br#"{"jsonrpc":"2.0","method":"long","params":[2],"id":2}"#);
+            input.send(cancel);
+            assert!(run().is_none());
+            assert_eq!(app.started.get(), 1);
+            app.release(1);
+            app.release(2);
+            input.closed.set(true);
+            assert_eq!(run(), Some(Ok(())));
+            assert_eq!(app.started.get(), 1, "the cancelled request never ran");
+            assert!(output.has(br#"{"jsonrpc":"2.0","result":"done","id":1}"#));
+            match reply {
+                Some(reply) => {
+                    assert!(output.has(reply));
+                    assert_eq!(output.lines(), 2);
+                }
+                None => assert_eq!(output.lines(), 1),
+            }
+        });
+    }
+}
+
+#[test]
+fn unknown_late_and_repeated_cancellations_are_ignored() {
+    rig!(LSP, 2, |app, input, output, run| {
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
+        input.send(br#"{"jsonrpc":"2.0","method":"ping","id":2}"#);
+        assert!(run().is_none());
+        // Unknown id; the id of a call answered already; an id of another type.
+        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":99}}"#);
+        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}"#);
+        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"1"}}"#);
+        assert!(run().is_none());
+        assert_eq!(output.lines(), 1);
+        // Twice for the running call: one -32800.
+        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#);
+        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#);
+        assert!(run().is_none());
+        app.release(1);
+        input.closed.set(true);
+        assert_eq!(run(), Some(Ok(())));
+        assert_eq!(output.lines(), 2);
+        assert!(output.has(
+            br#"{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}"#
+        ));
+    });
+}
+
+#[test]
+fn backpressure_holds_one_waiting_request_and_still_reads_a_cancellation() {
+    rig!(MCP, 1, |app, input, output, run| {
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
+        assert!(run().is_none());
+        // 2 waits for the slot; the cancellation behind it is still read and applied.
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[2],"id":2}"#);
+        input.send(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        );
+        assert!(run().is_none());
+        assert_eq!(input.unread(), 0);
+        // 1 was dropped; 2 took its slot.
+        assert_eq!(app.started.get(), 2);
+        // 3 waits, 4 is held: reading stops, so the cancellation of 2 behind them is
+        // not read while 2 runs (and comes too late once it is read).
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[3],"id":3}"#);
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[4],"id":4}"#);
+        input.send(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+        );
+        input.send(br#"{"jsonrpc":"2.0","method":"ping","id":5}"#);
+        assert!(run().is_none());
+        assert_eq!(output.lines(), 0);
+        for token in 2..=4 {
+            app.release(token);
+            assert!(run().is_none());
+        }
+        assert_eq!(app.started.get(), 4);
+        input.closed.set(true);
+        assert_eq!(run(), Some(Ok(())));
+        assert!(output.has(br#"{"jsonrpc":"2.0","result":"done","id":2}"#));
+        assert!(output.has(br#"{"jsonrpc":"2.0","result":"done","id":3}"#));
+        assert!(output.has(br#"{"jsonrpc":"2.0","result":"done","id":4}"#));
+        assert!(output.has(br#"{"jsonrpc":"2.0","result":null,"id":5}"#));
+        assert_eq!(output.lines(), 4);
+    });
+}
+
+#[test]
+fn a_handler_awaits_the_peer_while_other_calls_are_answered() {
+    rig!(PLAIN, 2, |app, input, output, run| {
+        input.send(br#"{"jsonrpc":"2.0","method":"ask","id":1}"#);
+        assert!(run().is_none());
+        assert!(output.has(br#"{"jsonrpc":"2.0","method":"peer/ask","params":[7],"id":1}"#));
+        input.send(br#"{"jsonrpc":"2.0","method":"ping","id":2}"#);
+        assert!(run().is_none());
+        assert!(output.has(br#"{"jsonrpc":"2.0","result":null,"id":2}"#));
+        // The peer answers the server's request 1: the handler answers the client's.
+        input.send(br#"{"jsonrpc":"2.0","result":42,"id":1}"#);
+        assert!(run().is_none());
+        assert!(output.has(br#"{"jsonrpc":"2.0","result":42,"id":1}"#));
+        // An error response; then one that never comes before the deadline, and is
+        // dropped when it comes late; then the peer leaves.
+        input.send(br#"{"jsonrpc":"2.0","method":"ask","id":3}"#);
+        assert!(run().is_none());
+        input.send(br#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"no"},"id":2}"#);
+        assert!(run().is_none());
+        assert!(output.has(br#"{"jsonrpc":"2.0","result":32601,"id":3}"#));
+        input.send(br#"{"jsonrpc":"2.0","method":"ask","id":4}"#);
+        assert!(run().is_none());
+        app.late.set(true);
+        assert!(run().is_none());
+        assert!(output
+            .has(br#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"timed out"},"id":4}"#));
+        app.late.set(false);
+        input.send(br#"{"jsonrpc":"2.0","result":5,"id":3}"#);
+        input.send(br#"{"jsonrpc":"2.0","method":"ask","id":5}"#);
+        input.closed.set(true);
+        assert_eq!(run(), Some(Ok(())));
+        assert!(output.has(br#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"lost"},"id":5}"#));
+        // The late response was answered by nothing.
+        let lines = output.lines();
+        assert_eq!(lines, 4 + 5, "4 requests to the peer, 5 replies");
+    });
+}
+
+#[test]
+fn an_event_is_pushed_with_no_input() {
+    let app = App::new();
+    let input = Pipe::new();
+    let output = Sink::new();
+    let slots = Slots::<2, 512, 512>::new();
+    let outbox = SharedOutbox::<1024>::new();
+    let mut framer = LineAccumulator::<512>::new();
+    let mut chunk = [0u8; 256];
+    let exec = Executor::new();
+    let button = Cell::new(false);
+    let ((), allocations) = counting(|| {
+        let (mut r, mut w) = (&input, &output);
+        let serve = PLAIN.serve(
+            &app,
+            &mut framer,
+            &slots,
+            &outbox,
+            &mut chunk,
+            &mut r,
+            &mut w,
+        );
+        // The application: whenever the button is pressed, an event.
+        let events = async {
+            loop {
+                poll_fn(|_| {
+                    if button.replace(false) {
+                        Poll::Ready(())
+                    } else {
+                        Poll::Pending
+                    }
+                })
+                .await;
+                outbox
+                    .notify("button", |w| {
+                        w.begin_array()?;
+                        w.str("pressed")?;
+                        w.end()
+                    })
+                    .await
+                    .unwrap();
+            }
+        };
+        let mut both = pin!(embassy_join(serve, events));
+        assert!(exec.stall(both.as_mut()).is_none());
+        assert_eq!(output.lines(), 0);
+        button.set(true);
+        assert!(exec.stall(both.as_mut()).is_none());
+        assert!(output.has(br#"{"jsonrpc":"2.0","method":"button","params":["pressed"]}"#));
+        button.set(true);
+        assert!(exec.stall(both.as_mut()).is_none());
+        assert_eq!(output.lines(), 2);
+        assert_eq!(input.unread(), 0);
+    });
+    assert_eq!(allocations, 0);
+}
+
+/// Polls both futures until the first one ends.
+async fn embassy_join<A: Future, B: Future>(a: A, b: B) -> A::Output {
+    let mut a = pin!(a);
+    let mut b = pin!(b);
+    poll_fn(|cx| {
+        let _ = b.as_mut().poll(cx);
+        a.as_mut().poll(cx)
+    })
+    .await
+}
+
+// --- Random completion orders against a sequential oracle. -------------------------
+
+fn w_sync<'p>(_: &mut (), p: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    let value = p
+        .nth(1)
+        .and_then(|v| v.as_u64())
+        .ok_or(RpcError::invalid_params())?;
+    Ok(out.u64(2 * value)?)
+}
+
+static ORACLE: Server<()> = Server::new(method_table! { "work" => w_sync });
+
+/// A message of the script: a call of `work` with (token, value, id), or a batch of
+/// them, or a notification of `work`.
+#[derive(Clone, Debug)]
+enum Item {
+    Call(u64),
+    Notification(u64),
+    Batch(Vec<(u64, bool)>),
+}
+
+fn items() -> impl Strategy<Value = Vec<Item>> {
+    let item = prop_oneof![
+        4 => (0u64..1000).prop_map(Item::Call),
+        1 => (0u64..1000).prop_map(Item::Notification),
+        1 => prop::collection::vec((0u64..1000, any::<bool>()), 1..4).prop_map(Item::Batch),
+    ];
+    prop::collection::vec(item, 1..12)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn random_completion_orders_give_the_sequential_replies(items in items(), order in any::<u64>(), n in 1usize..4) {
+        check_random_order(&items, order, n);
+    }
+}
+
+fn check_random_order(items: &[Item], seed: u64, n: usize) {
+    // Messages: each call waits on its own token (its index + 1).
+    let mut messages = Vec::new();
+    let mut expect: Vec<(Vec<u8>, Option<String>)> = Vec::new();
+    let mut next_id = 1;
+    for (i, item) in items.iter().enumerate() {
+        let token = i as u64 + 1;
+        // Values unique to the message: its notifications and reply name it alone.
+        let item = &match item {
+            Item::Call(v) => Item::Call(token * 1000 + v),
+            Item::Notification(v) => Item::Notification(token * 1000 + v),
+            Item::Batch(calls) => {
+                Item::Batch(calls.iter().map(|&(v, n)| (token * 1000 + v, n)).collect())
+            }
+        };
+        let msg = match item {
+            Item::Call(v) => {
+                next_id += 1;
+                format!(
+                    r#"{{"jsonrpc":"2.0","method":"work","params":[{token},{v}],"id":{next_id}}}"#
+                )
+            }
+            Item::Notification(v) => {
+                format!(r#"{{"jsonrpc":"2.0","method":"work","params":[{token},{v}]}}"#)
+            }
+            Item::Batch(calls) => {
+                let parts: Vec<String> = calls
+                    .iter()
+                    .map(|(v, notify)| match notify {
+                        true => format!(r#"{{"jsonrpc":"2.0","method":"work","params":[{token},{v}]}}"#),
+                        false => {
+                            next_id += 1;
+                            format!(r#"{{"jsonrpc":"2.0","method":"work","params":[{token},{v}],"id":{next_id}}}"#)
+                        }
+                    })
+                    .collect();
+                format!("[{}]", parts.join(","))
+            }
+        };
+        let mut out = [0u8; 512];
+        let reply = ORACLE
+            .handle(&mut (), msg.as_bytes(), &mut out)
+            .unwrap()
+            .to_vec();
+        let note = match item {
+            Item::Call(v) => Some(format!(
+                r#"{{"jsonrpc":"2.0","method":"n","params":[{v}]}}"#
+            )),
+            _ => None,
+        };
+        expect.push((reply, note));
+        messages.push(msg);
+    }
+    // Release the tokens in an order the seed picks.
+    let mut order: Vec<u64> = (1..=items.len() as u64).collect();
+    let mut s = seed | 1;
+    for i in (1..order.len()).rev() {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        order.swap(i, (s % (i as u64 + 1)) as usize);
+    }
+
+    let app = App::new();
+    let input = Pipe::new();
+    let output = Sink::new();
+    let outbox = SharedOutbox::<4096>::new();
+    let mut framer = LineAccumulator::<512>::new();
+    let mut chunk = [0u8; 64];
+    let exec = Executor::new();
+    macro_rules! run_with {
+        ($n:literal) => {{
+            let slots = Slots::<$n, 512, 512>::new();
+            let ((), allocations) = counting(|| {
+                let (mut r, mut w) = (&input, &output);
+                let mut serve = pin!(PLAIN.serve(
+                    &app,
+                    &mut framer,
+                    &slots,
+                    &outbox,
+                    &mut chunk,
+                    &mut r,
+                    &mut w
+                ));
+                for m in &messages {
+                    input.send(m.as_bytes());
+                }
+                input.closed.set(true);
+                assert!(exec.stall(serve.as_mut()).is_none());
+                let mut done = None;
+                for &token in &order {
+                    app.release(token);
+                    done = exec.stall(serve.as_mut());
+                }
+                assert_eq!(done, Some(Ok(())), "the loop ends once all is answered");
+            });
+            assert_eq!(allocations, 0);
+        }};
+    }
+    match n {
+        1 => run_with!(1),
+        2 => run_with!(2),
+        _ => run_with!(3),
+    }
+
+    // Every expected reply exactly once; every notification before its call's reply.
+    let out = output.bytes.borrow();
+    let lines: Vec<&[u8]> = out
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut replies = 0;
+    for (reply, _) in &expect {
+        if reply.is_empty() {
+            continue;
+        }
+        replies += 1;
+        let at: Vec<usize> = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| **l == &reply[..])
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(
+            at.len(),
+            1,
+            "reply {} once in {:?}",
+            String::from_utf8_lossy(reply),
+            String::from_utf8_lossy(&out)
+        );
+    }
+    let notifications = lines
+        .iter()
+        .filter(|l| l.starts_with(br#"{"jsonrpc":"2.0","method":"n""#))
+        .count();
+    let calls: usize = items
+        .iter()
+        .map(|i| match i {
+            Item::Batch(c) => c.len(),
+            _ => 1,
+        })
+        .sum();
+    assert_eq!(notifications, calls, "one notification per call run");
+    assert_eq!(
+        lines.len(),
+        replies + notifications,
+        "nothing else, nothing twice"
+    );
+    // A single call's notification precedes its reply.
+    for (reply, note) in &expect {
+        if let Some(note) = note {
+            let note_at = lines.iter().position(|l| *l == note.as_bytes());
+            let reply_at = lines.iter().position(|l| *l == &reply[..]);
+            assert!(
+                note_at.unwrap() < reply_at.unwrap(),
+                "notification before reply"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_custom_cancellation_and_no_cancellation() {
+    static OWN: ConcurrentServer<Methods> =
+        ConcurrentServer::new(Methods).with_cancellation(Cancellation::new(
+            "stop",
+            "call",
+            CancelReply::Error {
+                code: -1,
+                message: "stopped",
+            },
+        ));
+    rig!(OWN, 2, |app, input, output, run| {
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":[1]}"#);
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[2],"id":"x"}"#);
+        input.send(br#"{"jsonrpc":"2.0","method":"stop","params":{"call":"x"}}"#);
+        assert!(run().is_none());
+        // The invalid id is answered -32600 with a null id; "x" is stopped.
+        assert_eq!(output.lines(), 2);
+        let out = output.bytes.borrow();
+        let first = out.split(|&b| b == b'\n').next().unwrap();
+        assert!(first.starts_with(br#"{"jsonrpc":"2.0","error":{"code":-32600,"#));
+        assert!(first.ends_with(br#""id":null}"#));
+        drop(out);
+        assert!(
+            output.has(br#"{"jsonrpc":"2.0","error":{"code":-1,"message":"stopped"},"id":"x"}"#)
+        );
+        let _ = &app;
+        input.closed.set(true);
+        assert_eq!(run(), Some(Ok(())));
+    });
+    // Without a cancellation, the notification goes to the table like any other
+    // (here: a method it lacks, so nothing).
+    rig!(PLAIN, 2, |app, input, output, run| {
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
+        input.send(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        );
+        assert!(run().is_none());
+        app.release(1);
+        input.closed.set(true);
+        assert_eq!(run(), Some(Ok(())));
+        assert!(output.has(br#"{"jsonrpc":"2.0","result":"done","id":1}"#));
+        assert_eq!(output.lines(), 1);
+    });
+}
