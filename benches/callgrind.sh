@@ -20,7 +20,7 @@ build_instructions() {
         env=(RUSTFLAGS="-C target-cpu=$TARGET_CPU" CARGO_TARGET_DIR="$dir")
         build="bench profile, -C target-cpu=$TARGET_CPU"
     fi
-    exe=$(env "${env[@]}" cargo bench --bench instructions --no-run --message-format=json 2>/dev/null |
+    exe=$(env "${env[@]}" cargo bench -p jsonrpc-slice-benches --bench instructions --no-run --message-format=json 2>/dev/null |
         sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
     [ -x "$exe" ] || { echo "could not build the instructions bench" >&2; exit 1; }
     "$exe" check >/dev/null

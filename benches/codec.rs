@@ -1,7 +1,7 @@
-//! The codec on the eight benchmark messages of `../shared/corpus/bench/`:
+//! The codec on the ten benchmark messages (`../shared/corpus/bench/` and `messages/`):
 //! validation alone (`scan`), and the whole path from bytes to reply (`handle`).
 //!
-//! `cargo bench --bench codec`. Every iteration checks its result, so nothing is
+//! `cargo bench -p jsonrpc-slice-benches --bench codec`. Every iteration checks its result, so nothing is
 //! optimised away and a broken codec fails the bench instead of timing it.
 
 mod common;

@@ -1,6 +1,6 @@
 //! jsonrpc-slice against what a user would pick instead, side by side in one run.
 //!
-//! For each of the eight messages of `../shared/corpus/bench/`, the same job by each
+//! For each of the ten bench messages (`../shared/corpus/bench/` and `messages/`), the same job by each
 //! implementation: validate the whole message and recognise its envelope, handing out
 //! `method`, `id` and `params` (for 07, the response: `id` and `result`) as borrowed
 //! views. `benches/common/mod.rs` has the jobs and says how each baseline is written.
@@ -14,7 +14,7 @@
 //! up, subtract the params, write `{"jsonrpc":"2.0","result":19,"id":1}` into a reused
 //! buffer (jsonrpc-slice: `Server::handle`).
 //!
-//! `cargo bench --bench compare` (criterion reports `compare/<stem>/<implementation>`
+//! `cargo bench -p jsonrpc-slice-benches --bench compare` (criterion reports `compare/<stem>/<implementation>`
 //! and `compare/reply/<implementation>`). On a shared machine prefer the instruction
 //! counts of `benches/instructions.sh`: they repeat, timings do not.
 

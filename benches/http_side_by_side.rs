@@ -2,7 +2,7 @@
 //! server, both driven by one load generator (hyper's client) on loopback.
 //!
 //! ```sh
-//! cargo bench --bench http_side_by_side -- [--requests N] [--seconds S] [--connections C] [--rounds R]
+//! cargo bench -p jsonrpc-slice-benches --bench http_side_by_side -- [--requests N] [--seconds S] [--connections C] [--rounds R]
 //! ```
 //!
 //! Each server runs on its own tokio runtime with one worker thread; the load

@@ -43,7 +43,10 @@ build_instructions
 impls=(jsonrpc-slice serde_json sonic-rs jsonrpsee-types simd-json)
 baselines=("${impls[@]:1}")
 
-stems=$(ls ../shared/corpus/bench/*.json | xargs -n1 basename | sed 's/\.json$//')
+# The ten bench messages, by file name: the shared corpus's eight and benches/messages/'s two.
+files=$(for f in ../shared/corpus/bench/*.json benches/messages/*.json; do
+    echo "$(basename "$f") $f"
+done | sort | cut -d' ' -f2)
 
 echo "Instructions per message (callgrind, N=$N, $(rustc --version | cut -d' ' -f1-2), $build)."
 echo
@@ -79,8 +82,9 @@ row() { # row NAME BYTES SLICE BASELINE...
     [ -z "$CSV" ] || echo "$name,$bytes,$slice,$(IFS=,; echo "$*"),$target" >>"$CSV"
 }
 
-for stem in $stems; do
-    bytes=$(stat -c %s "../shared/corpus/bench/$stem.json")
+for file in $files; do
+    stem=$(basename "$file" .json)
+    bytes=$(stat -c %s "$file")
     counts=()
     for imp in "${impls[@]}"; do
         counts+=("$(count measured_loop "$imp" "$stem" "$N")")

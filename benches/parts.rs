@@ -12,7 +12,7 @@
 //!
 //! Validation alone (`scan/<message>`) and the bench messages end to end
 //! (`handle/<message>`) are in `benches/codec.rs`; the comparison with other crates in
-//! `benches/compare.rs`. `cargo bench --bench parts`.
+//! `benches/compare.rs`. `cargo bench -p jsonrpc-slice-benches --bench parts`.
 
 mod common;
 

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 N="${1:-10000}"
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
 
-exe=$(cargo bench --bench table --no-run --message-format=json 2>/dev/null |
+exe=$(cargo bench -p jsonrpc-slice-benches --bench table --no-run --message-format=json 2>/dev/null |
     sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
 [ -x "$exe" ] || { echo "could not build the table bench" >&2; exit 1; }
 "$exe" check >/dev/null

@@ -3,7 +3,7 @@
 //! fixed costs (the quotes, the call) drop out.
 //!
 //! ```text
-//! cargo bench --bench write_per_byte            the table (runs itself under valgrind)
+//! cargo bench -p jsonrpc-slice-benches --bench write_per_byte            the table (runs itself under valgrind)
 //! write_per_byte one <plain|every8> <BYTES>     one string, once (what valgrind runs)
 //! ```
 //!

@@ -85,19 +85,32 @@ pub struct Message {
 
 /// The shared corpus, beside this repository.
 pub fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
 }
 
-/// The eight bench messages, sorted by file name.
+/// The folders of the bench messages: the shared corpus's eight (01 to 08), and this
+/// package's own two (`messages/`: 09 as web3.py writes a request, with a space after
+/// each `:` and `,`; 10 as ethers.js writes it, `method` first and `jsonrpc` last).
+pub fn message_dirs() -> [PathBuf; 2] {
+    [
+        corpus().join("bench"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("messages"),
+    ]
+}
+
+/// The ten bench messages, sorted by file name.
 pub fn messages() -> Vec<Message> {
-    let dir = corpus().join("bench");
-    let mut files: Vec<_> = fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
+    let mut files: Vec<_> = message_dirs()
+        .iter()
+        .flat_map(|dir| {
+            fs::read_dir(dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .map(|e| e.unwrap().path())
+        })
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
-    files.sort();
-    assert_eq!(files.len(), 8, "expected the eight benchmark messages");
+    files.sort_by_key(|p| p.file_name().map(|n| n.to_owned()));
+    assert_eq!(files.len(), 10, "expected the ten benchmark messages");
     files
         .into_iter()
         .map(|p| {
