@@ -31,13 +31,13 @@ fn bench_shaped_messages() {
         })
         .collect();
     let tally = run("bench shapes", &messages);
-    // 01, 03, 04, 08: a call each; 02, 05: notifications; 06: a batch of 5 calls and
-    // 3 notifications; 07: a response.
+    // 01, 03, 04, 08, 09, 10: a call each; 02, 05: notifications; 06: a batch of 5
+    // calls and 3 notifications; 07: a response.
     assert_eq!(
         tally,
         Tally {
-            messages: 8,
-            requests: 14,
+            messages: 10,
+            requests: 16,
             notifications: 5,
             others: 1
         }

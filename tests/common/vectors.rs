@@ -68,8 +68,9 @@ pub fn spec_examples() -> Vec<Example> {
 }
 
 /// One message of each benchmark message's shape (not the benchmark messages
-/// themselves): `(name, message)`. The first seven are requests or notifications of
-/// the shapes of bench messages 01-06 and 08; `07` is a response of 07's shape.
+/// themselves): `(name, message)`. All are requests or notifications of the shapes of
+/// bench messages 01-06 and 08-10 but `07`, a response of 07's shape; 09 and 10 are
+/// requests as web3.py and ethers.js write them.
 pub fn bench_shapes() -> Vec<(&'static str, Vec<u8>)> {
     let mut v: Vec<(&'static str, Vec<u8>)> = vec![
         ("01 small positional", br#"{"jsonrpc":"2.0","method":"subtract","params":[7,3],"id":11}"#.to_vec()),
@@ -119,6 +120,16 @@ pub fn bench_shapes() -> Vec<(&'static str, Vec<u8>)> {
             records.join(",")
         )
         .into_bytes(),
+    ));
+    // 09: a request as web3.py writes it (a space after each `:` and `,`).
+    v.push((
+        "09 web3.py request",
+        br#"{"jsonrpc": "2.0", "method": "eth_getBalance", "params": ["0x00000000000000000000000000000000000000aa", "pending"], "id": 5}"#.to_vec(),
+    ));
+    // 10: a request as ethers.js writes it (`method` first, `jsonrpc` last).
+    v.push((
+        "10 ethers.js request",
+        br#"{"method":"eth_getBalance","params":["0x00000000000000000000000000000000000000bb","latest"],"id":6,"jsonrpc":"2.0"}"#.to_vec(),
     ));
     v
 }
