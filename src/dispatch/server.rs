@@ -20,12 +20,19 @@ enum Target<C: 'static> {
 
 /// The output buffer cannot hold even the error reply that replaces a reply too large
 /// for it. Nothing was written.
+///
+/// The longest error reply written in place of another is 126 bytes plus the id it
+/// echoes; ids are at most [`Limits`]`::max_id_len` bytes (256 by default). So a buffer of
+/// 128 bytes plus `max_id_len` (384 by default) never gives this error.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct OutputTooSmall;
 
 impl fmt::Display for OutputTooSmall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("output buffer too small for an error reply")
+        f.write_str(
+            "output buffer too small for an error reply: give it at least 128 bytes more \
+             than the longest id (Limits::max_id_len, 256 by default)",
+        )
     }
 }
 
@@ -248,8 +255,6 @@ impl<C> Server<C> {
         self.fail(w, mark, id, failure)
     }
 
-    /// Runs a handler for a request and, for a call, writes its result and the rest
-    /// of the reply, or says why the call gets an error reply instead.
     /// What runs a call of `method`.
     fn target(&self, method: RawStr<'_>) -> Option<Target<C>> {
         match self.table.find(method) {
@@ -258,6 +263,8 @@ impl<C> Server<C> {
         }
     }
 
+    /// Runs a handler for a request and, for a call, writes its result and the rest
+    /// of the reply, or says why the call gets an error reply instead.
     fn call<'p>(
         &self,
         ctx: &mut C,

@@ -17,6 +17,35 @@ use crate::write::ResultWriter;
 /// It writes one JSON value as its result (or nothing, for `null`) and returns `Ok`,
 /// or returns an [`RpcError`], whose `data` and `message` may borrow from the params.
 /// For a notification the same handler runs with a writer that drops its result.
+///
+/// # The signature
+///
+/// Write a handler as a plain `fn` with the lifetime of the params named, `'p`, in both
+/// places it appears:
+///
+/// ```
+/// use jsonrpc_slice::{Params, ResultWriter, RpcError};
+///
+/// fn add<'p>(_: &mut (), params: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+///     let mut values = params.positional();
+///     let a = values.next().and_then(|v| v.as_i64());
+///     let b = values.next().and_then(|v| v.as_i64());
+///     match (a, b) {
+///         (Some(a), Some(b)) => Ok(out.i64(a.wrapping_add(b))?),
+///         _ => Err(RpcError::invalid_params()),
+///     }
+/// }
+/// # let _: jsonrpc_slice::Handler<()> = add;
+/// ```
+///
+/// The params' lifetime is the only one the error may borrow from. Written
+/// `RpcError<'_>` without naming it, rustc asks for a lifetime specifier (E0106), and
+/// its suggestion, one lifetime `'a` on every argument, then fails at the
+/// `method_table!` line with *one type is more general than the other*: the table
+/// stores a function that takes a context, params and a writer of any lifetimes each.
+/// Name `'p` on the params and the error only, as above (`RpcError<'static>` is fine
+/// too). A closure that captures nothing coerces; the context `C` is where a
+/// handler's state goes.
 pub type Handler<C> =
     for<'p> fn(&mut C, Params<'p>, &mut ResultWriter<'_>) -> Result<(), RpcError<'p>>;
 
@@ -70,9 +99,8 @@ impl<C> fmt::Debug for Method<C> {
 /// (a word at a time) and compares it with the row its hash leads to: O(1) expected,
 /// whatever the size of the table (the index has a power-of-two number of slots, more
 /// than twice the rows, probed linearly; each slot holds a 16-bit tag of its row's
-/// hash, so a name is compared only with rows whose tag it shares). About 90
-/// instructions for the last of 1 024 methods on x86-64 (`benches/table.sh`); a table
-/// of at most four methods is scanned instead, which costs fewer. The
+/// hash, so a name is compared only with rows whose tag it shares); `benches/table.sh`
+/// counts it. A table of at most four methods is scanned instead, which costs less. The
 /// compact build (`--cfg jsonrpc_slice_compact`, 32-bit targets) scans the rows
 /// instead, O(M): less code for a Cortex-M's flash.
 ///
