@@ -382,8 +382,7 @@ impl<'a, 's> Recorder<'a, 's> {
 }
 
 // Inlined into the quick reader of `object.rs`, the way messages are read: out of line,
-// the visitor would live in memory there (01: 851 instructions with `end` out of line,
-// 877 with `key`, 824 with both inlined).
+// the visitor would live in memory there.
 impl Visit for Recorder<'_, '_> {
     #[inline(always)]
     fn known_key(&mut self, i: usize) -> usize {

@@ -123,8 +123,8 @@ impl Batch<'_> {
 impl<'a> Iterator for Batch<'a> {
     type Item = Call<'a>;
 
-    // Inline into the caller's loop on the fast build: 06 6,417 instructions → 6,126
-    // (the call's registers saved and the call returned through memory, per element).
+    // Inline into the caller's loop on the fast build: out of line, each element pays
+    // for the call's registers saved and the call returned through memory.
     #[cfg_attr(jsonrpc_slice_fast, inline(always))]
     fn next(&mut self) -> Option<Call<'a>> {
         let limits = self.elements.limits;
@@ -132,8 +132,7 @@ impl<'a> Iterator for Batch<'a> {
             return Some(request_of(self.elements.next_value()?, limits));
         }
         // From its record (its slots a value of their own, which the compiler keeps out
-        // of memory: 06 costs 6,754 instructions so, 6,887 with the slots below), or
-        // read.
+        // of memory, unlike the slots below), or read.
         if let Some(slots) = self.elements.next_recorded(&mut self.records) {
             return Some(slots.request(limits));
         }
@@ -231,9 +230,8 @@ fn top<'a>(
 /// assert_eq!(req.id.unwrap().as_bytes(), b"7");
 /// ```
 // Inlined into its caller: in the compact build for flash, on a Cortex-M; in the fast
-// build its test for a batch, so that a batch is handed on with no registers saved (06:
-// 4,928 instructions with the test and the single message's reader one function out of
-// line, 4,908 so; the single messages pay 2 to 6 more, the reply 918 → 924).
+// build its test for a batch, so that a batch is handed on with no registers saved (the
+// single message's reader is out of line, `parse_at`).
 #[inline(always)]
 pub fn parse<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Envelope<'a>, ScanError> {
     // Where the message starts (the compact build's `top` does not look).
@@ -267,15 +265,14 @@ fn parse_at<'a>(input: &'a [u8], at: usize, limits: &'a Limits) -> Result<Envelo
         });
     }
     // A request as most senders write it, read in a straight line (its slots a local
-    // value, which the compiler keeps out of memory: the reply row 925 → 845
-    // instructions, 01 572 → 492; 03 and 04, whose id comes first, −88 and −101).
+    // value, which the compiler keeps out of memory).
     if let Some(spans) = object::usual(input, at, limits.depth_in_force()) {
         return Ok(Envelope::Single(
             Slots::of_usual(input, spans).request(limits),
         ));
     }
     // The one call made first, then the envelope (not a whole envelope, records and
-    // all, moved into place: 100 instructions on every single message).
+    // all, moved into place on every single message).
     let call = match top(input, at, limits, &mut slots)? {
         Top::Object => slots.request(limits),
         Top::Value(message) => request_of(message, limits),

@@ -152,8 +152,8 @@ fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Opti
             visit.key(key, key_end, value);
             value
         };
-        // A string and a number are asked for before the rest (06 6,638 → 6,548: a
-        // `match` put a range check first).
+        // A string and a number are asked for before the rest (a `match` put a range
+        // check first).
         let c = byte_at(input, start);
         let end = if c == b'"' {
             scan::string(input, start).ok()?
@@ -203,8 +203,8 @@ fn usual_object(input: &[u8], at: usize, inner: u16) -> Option<([(usize, usize);
         return None;
     }
     let mut id = (0, 0);
-    // The id first (asked only when the method is not: 01 and the reply cost 13 and
-    // 12 instructions more when it was asked first).
+    // The id first (asked only when the method is not: the usual order, method first,
+    // pays nothing for it).
     if at_bytes(input, key) != Some(METHOD) {
         if at_bytes(input, key) != Some(ID_FIRST) {
             return None;

@@ -26,9 +26,8 @@ pub(super) fn request_of<'a>(value: RawJson<'a>, limits: &Limits) -> Call<'a> {
 
 impl<'a> Slots<'a> {
     /// Applies the rules of a Request object (and the decided cases of DESIGN.md).
-    // Inlined into each caller (on the fast build, 01: 596 instructions against 619 out
-    // of line; 06: 6,887 against 7,191); on the compact build that is `request_of`
-    // alone (flash).
+    // Inlined into each caller (on the fast build out of line costs the slots a trip
+    // through memory); on the compact build that is `request_of` alone (flash).
     #[inline(always)]
     pub(super) fn request(&self, limits: &Limits) -> Call<'a> {
         // The id to answer with, and whether the id itself is fine.

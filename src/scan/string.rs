@@ -151,8 +151,8 @@ fn string_chunks(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
 fn string_rest(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
     loop {
         // The compact build reads plain bytes one at a time, here and in the match
-        // below (the smallest loop: the compiler merges the two tests; a plain byte
-        // costs 12 instructions on a Cortex-M, 14 through the match alone).
+        // below (the smallest loop: the compiler merges the two tests, which the match
+        // alone does not).
         if super::FAST_PATHS {
             i = simd::plain_ascii_end(b, i);
         } else {

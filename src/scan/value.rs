@@ -51,8 +51,7 @@ pub(crate) fn value(b: &[u8], i: usize, max_depth: u16) -> Result<usize, ScanErr
 /// and the window of [`plain_run`] are one compare each). Only the word walk starts
 /// inside an array, and `array` asks it to on that many bytes or more only. The word
 /// walk runs in the widest copy the CPU has ([`simd::widest`]: on x86_64 with `std`,
-/// AVX2 where the CPU has it; 02: 1,096 instructions in the SSE2 copy, 1,046 so; 03
-/// 1,294 and 1,219; 08 415,943 and 393,340).
+/// AVX2 where the CPU has it).
 // Both walks out of line: their bit stack (128 bytes) is off the stack again before
 // the caller goes on to read what it scanned.
 #[inline(always)]
@@ -134,10 +133,9 @@ fn end_of_input(b: &[u8], walked: Result<usize, ScanError>) -> Result<usize, Sca
 /// after it exactly when `value` is `Ok` of it): for the most common params, an array
 /// of strings, numbers or literals. Inlined into its caller, it reads such an array by
 /// the walk's rules without the walk's bit stack; at the first container inside it,
-/// the word walk takes over from there, as if it had opened the array itself. (An
-/// object's members cost more this way than the word walk's: 02 +81 instructions, for
-/// 06 -225; with the word walk's key rule, +62 and -184.) The unit tests pin it to
-/// `value`.
+/// the word walk takes over from there, as if it had opened the array itself. (Objects
+/// are left to the word walk: their members cost more this way on the bench's
+/// notifications than they save on its batch.) The unit tests pin it to `value`.
 #[inline(always)]
 pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
     if !super::FAST_PATHS || b.len() < WORD_WALK_MIN || max_depth == 0 || byte_at(b, at) != b'[' {
@@ -150,11 +148,10 @@ pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
     loop {
         let c = byte_at(b, i);
         // A string and a number are asked for before the `match` over the other first
-        // bytes (01 585 → 576, 06 6,659 → 6,638, the reply 1,089 → 1,080; 03 +7).
+        // bytes (the common elements first).
         i = if c == b'"' {
-            // Inline: out of line, 06 cost 4,953 instructions against 4,928 once the
-            // word walk's job took its arguments in registers (stop 32; earlier, inlined,
-            // a long string's loop reloaded its constants on every block).
+            // Inline: once the word walk's job took its arguments in registers, the call
+            // cost more than the inlined loop.
             string(b, i).ok()?
         } else if c == b'-' || c.is_ascii_digit() {
             number(b, i).ok()?
@@ -257,15 +254,13 @@ fn walk(b: &[u8], mut i: usize, max_depth: u16) -> Result<usize, ScanError> {
 /// the general way from the same offset, through the rules `walk` uses, so the result
 /// and every error are `walk`'s. The unit tests pin the two to each other. The kinds of
 /// the innermost [`KINDS_HELD`] open containers are a register, shifted on each open
-/// and close; only deeper ones touch the bit stack (08: 474,554 instructions with every
-/// kind in the bit stack, 467,262 so). A value that is not a container goes to the
+/// and close; only deeper ones touch the bit stack. A value that is not a container goes to the
 /// general walk at once, so that only a container's closing asks whether the
 /// outermost value ended.
 ///
 /// `level` is 0, or with [`ARRAY_OPEN`] the walk starts inside an array already open,
 /// where one of its elements starts at `i`, and ends after that array closes. (The
-/// caller says it as the level, not a flag: one instruction less a walk, 02 1,123 →
-/// 1,122.)
+/// caller says it as the level, not a flag: the level is the register the walk keeps.)
 #[inline(always)]
 fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<usize, ScanError> {
     const TRUE: u32 = u32::from_le_bytes(*b"true");
@@ -294,9 +289,7 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
         // the bytes from its end: at least the first two. The first bytes are asked
         // for one kind at a time, the most common first: a string, a number `1`-`9`,
         // a container, the literals; a `match` is left for the rest. (A `match` over
-        // them all was a range check and a jump table: 02 1,121 → 1,104 with the
-        // string asked first, 07 6,401 → 6,224, 08 439,831 → 427,973; then 04 2,696 →
-        // 2,600, 07 6,222 → 6,032, 08 427,982 → 416,941 with the others asked too.)
+        // them all was a range check and a jump table, dearer for the common bytes.)
         let mut s = if w as u8 == b'"' {
             let (end, s) = plain_run(b, i + 1);
             if s as u8 == b'"' {
@@ -491,8 +484,7 @@ fn element(b: &[u8], i: usize, first: u8, in_object: bool) -> Result<Member, Sca
 /// Where [`KEY_WINDOW`] bytes follow the quote, a key shorter than 16 bytes is read
 /// with one mask of its first 16 ([`simd::plain_ascii_mask`]), and a string value of
 /// plain ASCII right after its colon with the same mask, or the next 16 bytes' (a key
-/// and its string value at once: 04 2,460 instructions → 2,396, 07 5,670 → 5,408, 08
-/// 393,344 → 391,716; 03 +6, 05 +26; in the SSE2 copy 08 +1 %).
+/// and its string value at once).
 #[inline(always)]
 fn nested_key(b: &[u8], i: usize) -> Option<Member> {
     if let Some(window) = b.get(i + 1..).and_then(|r| r.first_chunk::<KEY_WINDOW>()) {
@@ -551,8 +543,7 @@ const KEY_WINDOW: usize = 40;
 /// ([`simd::plain_ascii_end`]) and the bytes from there, the first eight as [`word_at`]
 /// reads them. Where [`WORD_WALK_MIN`] bytes are left from `i`, a run that ends within
 /// its first 16 (most keys and short values) is read with the 8 bytes after its end
-/// from one window of the slice, its bounds asked once (two asked before: 04 2,600
-/// instructions → 2,519, 07 6,032 → 5,811, 08 416,941 → 402,358).
+/// from one window of the slice, its bounds asked once.
 #[inline(always)]
 fn plain_run(b: &[u8], i: usize) -> (usize, u64) {
     // `i < len - 23` with `len >= 24` (the word walk's inputs): one compare.

@@ -15,8 +15,7 @@
 //! On x86_64 with the `std` feature, [`widest`] also runs the scanner's word walk in a
 //! second copy compiled for AVX2, BMI1 and BMI2 when the CPU has them (asked once at run
 //! time, `wide.rs`): the same source, so the SSE2 bodies above get the VEX encoding
-//! there (02: 1,096 instructions in the SSE2 copy, 1,046 in the AVX2 one; 08 415,943
-//! and 393,340).
+//! there (docs/perf/LOG.md has what that copy saves).
 //!
 //! The SIMD bodies and that dispatch are the only `unsafe` code of the crate (the
 //! intrinsics are `unsafe` functions, a vector load reads through a raw pointer, and a
@@ -223,8 +222,7 @@ pub(crate) fn is_utf8(b: &[u8]) -> bool {
 /// [`run`](Job::run), `#[inline(always)]` in every implementation, is compiled into
 /// each copy. Its arguments are the scanner's (the input, an offset, a nesting limit
 /// and a level), passed one by one so that they reach the copy in registers: a job
-/// that was a value of its own went through memory (06: 4,961 instructions so, 4,953
-/// with the arguments in registers; 4,928 with `scan::array`'s string inlined too).
+/// that was a value of its own went through memory.
 pub(crate) trait Job {
     /// What the job gives.
     type Out;
