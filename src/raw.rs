@@ -293,9 +293,6 @@ pub(crate) fn skip_trusted(b: &[u8], i: usize) -> usize {
 /// ([`scan::after_separator`]).
 #[inline(always)]
 fn skip_item(b: &[u8], i: usize, sep: u8) -> (usize, usize) {
-    if FAST_PATHS && i < b.len() {
-        return scan::skip_item_trusted(b, i, sep);
-    }
     let end = skip_trusted(b, i);
     (end, scan::after_separator(b, end, sep))
 }

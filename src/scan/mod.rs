@@ -36,9 +36,7 @@ mod value;
 
 pub use error::{ScanError, ScanErrorKind};
 pub(crate) use number::{digits, number};
-pub(crate) use skip::{
-    after_separator, next_item, skip_item_trusted, skip_string_trusted, skip_value_trusted,
-};
+pub(crate) use skip::{after_separator, next_item, skip_string_trusted, skip_value_trusted};
 pub(crate) use string::escape_at;
 #[cfg(feature = "serde")]
 pub(crate) use string::hex_digit;

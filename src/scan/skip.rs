@@ -3,10 +3,10 @@
 //! It only finds ends: strings over `simd::plain_end`, brackets counted outside
 //! strings a word at a time on the fast build. On input that is not valid JSON it still
 //! ends, at or before the end of the input, without panicking. Its callers are
-//! `raw::skip_trusted`, `raw::Cursor` (through `skip_item_trusted`, a value and its
-//! separator, and `next_item`, the separator after an integer the cursor read itself)
-//! and the envelope's batch reader (`Slots::read`); the unit tests pin it to the
-//! validator, and the item skip and `next_item` to the value skip and `after_separator`.
+//! `raw::skip_trusted` (and through it `raw::Cursor`, with `after_separator` and
+//! `next_item`, the separator after an integer the cursor read itself) and the
+//! envelope's batch reader (`Slots::read`); the unit tests pin it to the validator, and
+//! `next_item` to `after_separator`.
 
 use super::{byte_at, skip_ws, FAST_PATHS};
 use crate::simd;
@@ -59,24 +59,6 @@ pub(crate) fn skip_value_trusted(b: &[u8], i: usize) -> usize {
     value_end(b, i)
 }
 
-/// [`skip_value_trusted`], and where the next item starts after it: past whitespace,
-/// `sep` and whitespace, or `b.len()` when `sep` does not follow. One leaf for the
-/// walk over an array's elements or an object's members (`raw::Cursor`), whose caller
-/// then keeps fewer values across the call: a scalar with its separator right after it
-/// is read here; a string, a container and whitespace around the separator go on out
-/// of line, each a tail call, so that this saves no registers.
-#[inline(never)]
-pub(crate) fn skip_item_trusted(b: &[u8], i: usize, sep: u8) -> (usize, usize) {
-    if matches!(byte_at(b, i), b'"' | b'{' | b'[') {
-        return skip_item_out_of_line(b, i, sep);
-    }
-    let end = scalar_end(b, i);
-    match separator_without_whitespace(b, end, sep) {
-        Some(next) => (end, next),
-        None => item_after(b, end, sep),
-    }
-}
-
 /// [`after_separator`] when no whitespace is around the separator (`byte_at` is 0
 /// past the end); `None` when there is.
 #[inline(always)]
@@ -94,28 +76,15 @@ fn separator_without_whitespace(b: &[u8], end: usize, sep: u8) -> Option<usize> 
 pub(crate) fn next_item(b: &[u8], end: usize, sep: u8) -> usize {
     match separator_without_whitespace(b, end, sep) {
         Some(next) => next,
-        None => after_separator_out_of_line(b, end, sep),
+        None => after_spaced_separator(b, end, sep),
     }
 }
 
-/// [`after_separator`], one copy for [`next_item`].
+/// [`after_separator`] with whitespace around the separator: [`next_item`]'s copy,
+/// out of line so that the common case, no whitespace, saves no registers.
 #[inline(never)]
-fn after_separator_out_of_line(b: &[u8], end: usize, sep: u8) -> usize {
+fn after_spaced_separator(b: &[u8], end: usize, sep: u8) -> usize {
     after_separator(b, end, sep)
-}
-
-/// [`skip_item_trusted`] of a string or a container.
-#[inline(never)]
-fn skip_item_out_of_line(b: &[u8], i: usize, sep: u8) -> (usize, usize) {
-    let end = value_end(b, i);
-    (end, after_separator(b, end, sep))
-}
-
-/// [`skip_item_trusted`] after a value that ends at `end`, whitespace around its
-/// separator (or the end of the input).
-#[inline(never)]
-fn item_after(b: &[u8], end: usize, sep: u8) -> (usize, usize) {
-    (end, after_separator(b, end, sep))
 }
 
 /// Where the next item starts after a value that ends at `end`: past whitespace, `sep`
@@ -134,7 +103,7 @@ pub(crate) fn after_separator(b: &[u8], end: usize, sep: u8) -> usize {
 #[inline(always)]
 fn value_end(b: &[u8], i: usize) -> usize {
     match byte_at(b, i) {
-        b'"' => skip_string_out_of_line(b, i),
+        b'"' => string_end(b, i),
         b'{' | b'[' => skip_container_trusted(b, i),
         _ => scalar_end(b, i),
     }
@@ -149,9 +118,11 @@ fn scalar_end(b: &[u8], mut i: usize) -> usize {
     i.min(b.len())
 }
 
-/// [`skip_string_trusted`], one copy for [`skip_value_trusted`]'s callers.
+/// The offset after the string whose opening quote is at `i` ([`skip_string_trusted`]):
+/// one copy for [`skip_value_trusted`], out of line so that a scalar's skip saves no
+/// registers.
 #[inline(never)]
-fn skip_string_out_of_line(b: &[u8], i: usize) -> usize {
+fn string_end(b: &[u8], i: usize) -> usize {
     skip_string_trusted(b, i)
 }
 
