@@ -28,8 +28,7 @@ const ARRAY_OPEN: usize = 2;
 /// How many open containers' kinds [`walk_words`] holds in a register.
 const KINDS_HELD: usize = 64;
 
-/// The shortest input [`walk_words`] takes ([`plain_run`]'s window); shorter ones go
-/// the general way.
+/// The shortest input [`walk_words`] takes; shorter ones go the general way.
 const WORD_WALK_MIN: usize = 24;
 
 /// Scans the value that starts exactly at `i` (no leading whitespace), with at most
@@ -45,10 +44,9 @@ pub(crate) fn value(b: &[u8], i: usize, max_depth: u16) -> Result<usize, ScanErr
 /// [`value`], or with `in_array` the rest of an array already open ([`walk_words`]
 /// says how); the one copy of the walks.
 ///
-/// The word walk reads eight bytes at a time, and a string with the 24 bytes from its
-/// start at once: an input shorter than [`WORD_WALK_MIN`] goes the general way (and the
-/// compiler knows, in the word walk, that so many bytes are there, so that `word_at`
-/// and the window of [`plain_run`] are one compare each). Only the word walk starts
+/// The word walk reads eight bytes at a time: an input shorter than [`WORD_WALK_MIN`]
+/// goes the general way (and the compiler knows, in the word walk, that so many bytes
+/// are there, so that `word_at` is one compare). Only the word walk starts
 /// inside an array, and `array` asks it to on that many bytes or more only. The word
 /// walk runs in the widest copy the CPU has ([`simd::widest`]: on x86_64 with `std`,
 /// AVX2 where the CPU has it).
@@ -541,25 +539,9 @@ const KEY_WINDOW: usize = 40;
 
 /// For [`walk_words`]: the end of the run of plain ASCII string bytes from `i`
 /// ([`simd::plain_ascii_end`]) and the bytes from there, the first eight as [`word_at`]
-/// reads them. Where [`WORD_WALK_MIN`] bytes are left from `i`, a run that ends within
-/// its first 16 (most keys and short values) is read with the 8 bytes after its end
-/// from one window of the slice, its bounds asked once.
+/// reads them.
 #[inline(always)]
 fn plain_run(b: &[u8], i: usize) -> (usize, u64) {
-    // `i < len - 23` with `len >= 24` (the word walk's inputs): one compare.
-    if i < b.len().wrapping_sub(WORD_WALK_MIN - 1) && b.len() >= WORD_WALK_MIN {
-        if let Some(window) = b.get(i..).and_then(|r| r.first_chunk::<WORD_WALK_MIN>()) {
-            let (head, _) = window.split_at(16);
-            let end = simd::plain_ascii_end(head, 0);
-            if end < 16 {
-                if let Some(after) = window.get(end..).and_then(|r| r.first_chunk::<8>()) {
-                    return (i + end, u64::from_le_bytes(*after));
-                }
-            }
-            let end = simd::plain_ascii_end(b, i + 16);
-            return (end, word_at(b, end));
-        }
-    }
     let end = simd::plain_ascii_end(b, i);
     (end, word_at(b, end))
 }
