@@ -335,8 +335,6 @@ impl Visit for Counter {
 
     fn end(&mut self, _: usize) {}
 
-    fn version(&mut self, _: usize) {}
-
     fn usual(&mut self, _: [(usize, usize); 4]) {}
 
     #[inline]
@@ -428,12 +426,6 @@ impl Visit for ElementRecorder<'_, '_> {
             }
             *span = [value as u16, end.wrapping_sub(value) as u16];
         }
-    }
-
-    #[inline(always)]
-    fn version(&mut self, _: usize) {
-        // The element's first member: no other `jsonrpc` was recorded for it.
-        self.element().flags |= VERSION;
     }
 
     #[inline(always)]

@@ -171,13 +171,6 @@ impl<'a> Slots<'a> {
         }
     }
 
-    /// Records `jsonrpc` read as [`VERSION_LEXEME`] whole.
-    #[inline(always)]
-    fn record_exact_version(&mut self, value: RawJson<'a>) {
-        self.record(Member::Jsonrpc, value);
-        self.duplicates |= EXACT_VERSION;
-    }
-
     /// The slots of a request's members as recorded in the validating pass of a batch
     /// (the fast build): `jsonrpc`, `method`, `params` and `id`, and the duplicate bits
     /// (of these members: any other bit of `flags` is not one).
@@ -398,13 +391,6 @@ impl Visit for Recorder<'_, '_> {
     fn end(&mut self, end: usize) {
         if let Some(v) = self.current.input.get(self.current.value..end) {
             self.slots.record(self.current.member, RawJson::trusted(v));
-        }
-    }
-
-    #[inline(always)]
-    fn version(&mut self, value: usize) {
-        if let Some(v) = self.current.input.get(value..value + VERSION_LEXEME.len()) {
-            self.slots.record_exact_version(RawJson::trusted(v));
         }
     }
 

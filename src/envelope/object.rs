@@ -7,9 +7,8 @@
 //! of a batch (`batch::ElementRecorder`), or a count of its elements
 //! (`batch::Counter`).
 //!
-//! Most senders open with `{"jsonrpc":"2.0",` ([`OPENING`]): that first member is
-//! compared whole and reported through [`Visit::version`]. Most write the rest of a
-//! request in one of two orders too (`method`, `params`, `id`, or the id first), without
+//! Most senders open with `{"jsonrpc":"2.0",` ([`OPENING`]) and write the rest of a
+//! request in one of two orders (`method`, `params`, `id`, or the id first), without
 //! whitespace: [`usual`] reads such a message in a straight line, each key compared
 //! whole, and gives up on anything else, which the member loop then reads.
 //!
@@ -39,15 +38,10 @@ pub(super) trait Visit {
     fn key(&mut self, key: usize, key_end: usize, value: usize);
     /// The member that began last ends at `end`.
     fn end(&mut self, end: usize);
-    /// The object began with [`OPENING`]: its first member is `jsonrpc`, its value
-    /// the string `"2.0"` at `value..value + 5`, read whole (no [`key`](Self::key) or
-    /// [`end`](Self::end) is reported for it).
-    fn version(&mut self, value: usize);
     /// In a batch: the element that begins is a request as most senders write it,
     /// read whole by [`usual_object`]: the spans (start, end) of the values of
     /// `jsonrpc`, `method`, `params` and `id` (`(0, 0)` for a member not given; no
-    /// [`key`](Self::key), [`end`](Self::end) or [`version`](Self::version) is
-    /// reported for it). Its [`element_end`](Self::element_end) follows.
+    /// [`key`](Self::key) or [`end`](Self::end) is reported for it). Its [`element_end`](Self::element_end) follows.
     fn usual(&mut self, spans: [(usize, usize); 4]);
     /// In a batch: an element (an object or any other value) ended, and so did the
     /// `,` or `]` after it; the next element, if any, starts at `next` (after a `]`,
@@ -124,21 +118,10 @@ pub(super) fn batch<V: Visit>(
 /// or `None` at anything that is not valid JSON.
 #[inline(always)]
 fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Option<usize> {
-    let mut i = if input
-        .get(at..at + OPENING.len())
-        .and_then(|r| r.first_chunk())
-        == Some(OPENING)
-    {
-        // Its first member and the comma after it, in two words and a byte.
-        visit.version(at + OPENING.len() - VERSION_LEXEME.len() - 1);
-        skip_ws(input, at + OPENING.len())
-    } else {
-        let i = skip_ws(input, at + 1);
-        if byte_at(input, i) == b'}' {
-            return Some(i + 1);
-        }
-        i
-    };
+    let mut i = skip_ws(input, at + 1);
+    if byte_at(input, i) == b'}' {
+        return Some(i + 1);
+    }
     if byte_at(input, i) != b'"' {
         return None;
     }
