@@ -17,8 +17,9 @@ use crate::raw::{skip_trusted, Cursor, RawJson};
 use crate::scan::{byte_at, skip_ws};
 #[cfg(jsonrpc_slice_fast)]
 use {
-    super::members::{le, Member, MemberStart, VERSION_LEXEME},
+    super::members::{le, Member, MemberStart},
     super::object,
+    super::VERSION_LEXEME,
     super::{Call, Envelope},
     crate::id::Id,
     crate::scan::{self, word_at, ScanError},

@@ -3,6 +3,7 @@
 //! a single message) or as the trusted skipper finds them (a batch element).
 
 use super::object::Visit;
+use super::{VERSION, VERSION_LEXEME};
 use crate::raw::{skip_trusted, RawJson, RawStr};
 use crate::scan::{byte_at, skip_string_trusted, skip_ws, FAST_PATHS};
 
@@ -32,17 +33,6 @@ pub(super) enum Member {
     Error = 5,
     Other = 6,
 }
-
-/// The version a request or a response must give, `jsonrpc`'s value (escapes decoded).
-pub(super) const VERSION: &str = "2.0";
-/// [`VERSION`] as most senders write it: the JSON string, five bytes, no escapes. The
-/// readers that find it so take it whole.
-pub(super) const VERSION_LEXEME: &[u8; 5] = b"\"2.0\"";
-const _: () = {
-    let (text, lexeme) = (VERSION.as_bytes(), VERSION_LEXEME);
-    assert!(lexeme[0] == b'"' && lexeme[4] == b'"' && text.len() == 3);
-    assert!(text[0] == lexeme[1] && text[1] == lexeme[2] && text[2] == lexeme[3]);
-};
 
 /// The names of the members, in the order of [`Member`].
 const NAMES: [&str; 6] = ["jsonrpc", "method", "params", "id", "result", "error"];

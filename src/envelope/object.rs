@@ -20,7 +20,7 @@
 //! and the `validate` fuzz target pin what `parse` makes of it to a reference reader
 //! (`fuzzing.rs`).
 
-use super::members::VERSION_LEXEME;
+use super::VERSION_LEXEME;
 use crate::scan::{self, byte_at, skip_ws, skip_ws_to};
 
 /// What the reader reports of the members of the objects it reads (the outermost
