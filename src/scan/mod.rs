@@ -201,7 +201,7 @@ pub mod fuzzing {
     /// (with `std` on x86_64, the AVX2 copy where the CPU has it).
     pub fn walks_agree(b: &[u8], max_depth: u16) {
         let i = super::skip_ws(b, 0);
-        let [want, words, built, widest] = super::value::walks(b, i, max_depth);
+        let [want, words, built, widest] = super::value::every_reader(b, i, max_depth);
         assert_eq!(words, want, "the word walk inline");
         assert_eq!(built, want, "the build's copy");
         assert_eq!(widest, want, "the widest copy");

@@ -218,7 +218,7 @@ fn word_walk_agrees_with_the_general_walk() {
         let starts = if input.len() <= 300 { input.len() } else { 1 };
         for i in 0..starts.max(1) {
             for depth in [DEFAULT_MAX_DEPTH, 3, 0] {
-                let [want, words, built, widest] = value::walks(&input, i, depth);
+                let [want, words, built, widest] = value::every_reader(&input, i, depth);
                 for (copy, got) in [("inline", words), ("built", built), ("widest", widest)] {
                     assert_eq!(got, want, "{copy}: {input:?} from {i}, depth {depth}");
                 }
@@ -454,7 +454,7 @@ fn keys_with_string_values_agree() {
                         };
                         for cut in cuts {
                             let input = &doc[..cut];
-                            let [want, words, built, widest] = value::walks(input, 0, 8);
+                            let [want, words, built, widest] = value::every_reader(input, 0, 8);
                             for got in [words, built, widest] {
                                 assert_eq!(
                                     got,
@@ -488,7 +488,7 @@ fn plain_runs_of_every_length_agree() {
                     let doc = doc.as_bytes();
                     for cut in 0..=doc.len() {
                         let input = &doc[..cut];
-                        let [want, words, built, widest] = value::walks(input, 0, 8);
+                        let [want, words, built, widest] = value::every_reader(input, 0, 8);
                         for got in [words, built, widest] {
                             assert_eq!(
                                 got,

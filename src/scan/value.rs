@@ -4,10 +4,10 @@
 //! [`MAX_DEPTH_LIMIT`] bits on the stack of [`value`]; the kind of the innermost open
 //! container is kept in a register (the word walk keeps the innermost 64 there, and
 //! spills the kinds further out to the bit stack). Strings and numbers are scanned by their own files;
-//! literals here. The walk is written twice: `walk`, the general one (the compact
-//! build's, and the reference), and `walk_words`, the fast build's, which reads eight
+//! literals here. The walk is written twice: `value_bytewise`, the general one (the compact
+//! build's, and the reference), and `value_wordwise`, the fast build's, which reads eight
 //! bytes at a time where the input is in its common shape and takes every other case
-//! through the same rules as `walk`; a unit test pins it to `walk`. [`array()`] reads an
+//! through the same rules as `value_bytewise`; a unit test pins it to `value_bytewise`. [`array()`] reads an
 //! array of scalars (the common params) by the same rules without the walk's setup,
 //! and hands the word walk the rest of the array at the first container in it; a unit
 //! test pins it to [`value`].
@@ -21,14 +21,14 @@ use crate::simd;
 
 const WORDS: usize = (MAX_DEPTH_LIMIT / 32) as usize;
 
-/// [`walk_words`]'s `level` (open containers times two, plus one in an object) when it
+/// [`value_wordwise`]'s `level` (open containers times two, plus one in an object) when it
 /// starts inside an array already open.
 const ARRAY_OPEN: usize = 2;
 
-/// How many open containers' kinds [`walk_words`] holds in a register.
+/// How many open containers' kinds [`value_wordwise`] holds in a register.
 const KINDS_HELD: usize = 64;
 
-/// The shortest input [`walk_words`] takes; shorter ones go the general way.
+/// The shortest input [`value_wordwise`] takes; shorter ones go the general way.
 const WORD_WALK_MIN: usize = 24;
 
 /// Scans the value that starts exactly at `i` (no leading whitespace), with at most
@@ -38,10 +38,10 @@ const WORD_WALK_MIN: usize = 24;
 /// value; bytes after it are not looked at.
 #[inline(always)]
 pub(crate) fn value(b: &[u8], i: usize, max_depth: u16) -> Result<usize, ScanError> {
-    walk_from(b, i, max_depth, false)
+    value_or_rest(b, i, max_depth, false)
 }
 
-/// [`value`], or with `in_array` the rest of an array already open ([`walk_words`]
+/// [`value`], or with `in_array` the rest of an array already open ([`value_wordwise`]
 /// says how); the one copy of the walks.
 ///
 /// The word walk reads eight bytes at a time: an input shorter than [`WORD_WALK_MIN`]
@@ -53,50 +53,55 @@ pub(crate) fn value(b: &[u8], i: usize, max_depth: u16) -> Result<usize, ScanErr
 // Both walks out of line: their bit stack (128 bytes) is off the stack again before
 // the caller goes on to read what it scanned.
 #[inline(always)]
-fn walk_from(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<usize, ScanError> {
+fn value_or_rest(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<usize, ScanError> {
     if super::FAST_PATHS {
         let level = if in_array { ARRAY_OPEN } else { 0 };
-        return walked(simd::widest::<WordWalk>(b, i, max_depth, level));
+        return scanned(simd::widest::<ValueOrRestWordwise>(b, i, max_depth, level));
     }
-    walk_general(b, i, max_depth, in_array)
+    value_or_rest_bytewise(b, i, max_depth, in_array)
 }
 
-/// [`walk_from`] by the general walk, out of line.
+/// [`value_or_rest`] by the general walk, out of line.
 #[inline(never)]
-fn walk_general(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<usize, ScanError> {
-    end_of_input(b, general(b, i, max_depth, in_array))
+fn value_or_rest_bytewise(
+    b: &[u8],
+    i: usize,
+    max_depth: u16,
+    in_array: bool,
+) -> Result<usize, ScanError> {
+    end_of_input(b, bytewise_from(b, i, max_depth, in_array))
 }
 
-/// [`walk`], or with `in_array` the end of the input: only the word walk starts inside
+/// [`value_bytewise`], or with `in_array` the end of the input: only the word walk starts inside
 /// an array, and [`array()`] asks it to on [`WORD_WALK_MIN`] bytes or more only.
 #[inline(always)]
-fn general(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<usize, ScanError> {
+fn bytewise_from(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<usize, ScanError> {
     if in_array {
         return Err(fail(ScanErrorKind::UnexpectedEnd, b.len()));
     }
-    walk(b, i, max_depth)
+    value_bytewise(b, i, max_depth)
 }
 
-/// [`walk_from`] by the word walk, as a [`simd::Job`]: compiled into each copy that
+/// [`value_or_rest`] by the word walk, as a [`simd::Job`]: compiled into each copy that
 /// [`simd::widest`] picks from.
-struct WordWalk;
+struct ValueOrRestWordwise;
 
 /// A walk's result as two registers: the offset after the value and no error kind,
 /// or the offset and the kind of the error (a `Result<usize, ScanError>` is returned
 /// through memory).
-type Walked = (usize, Option<ScanErrorKind>);
+type Scanned = (usize, Option<ScanErrorKind>);
 
-/// The walk's result from [`Walked`].
+/// The walk's result from [`Scanned`].
 #[inline(always)]
-fn walked((at, kind): Walked) -> Result<usize, ScanError> {
+fn scanned((at, kind): Scanned) -> Result<usize, ScanError> {
     match kind {
         None => Ok(at),
         Some(kind) => Err(ScanError { kind, offset: at }),
     }
 }
 
-impl simd::Job for WordWalk {
-    type Out = Walked;
+impl simd::Job for ValueOrRestWordwise {
+    type Out = Scanned;
 
     #[inline(always)]
     fn run(b: &[u8], i: usize, max_depth: u16, level: usize) -> Self::Out {
@@ -104,9 +109,9 @@ impl simd::Job for WordWalk {
         // (the callers ask nothing before the call); shorter inputs take the general
         // walk.
         let walked = if b.len() >= WORD_WALK_MIN {
-            walk_words(b, i, max_depth, level)
+            value_wordwise(b, i, max_depth, level)
         } else {
-            general(b, i, max_depth, level != 0)
+            bytewise_from(b, i, max_depth, level != 0)
         };
         match end_of_input(b, walked) {
             Ok(end) => (end, None),
@@ -156,7 +161,7 @@ pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
         } else {
             match c {
                 b't' | b'f' | b'n' => literal(b, i).ok()?,
-                b'{' | b'[' => return walk_from(b, i, max_depth, true).ok(),
+                b'{' | b'[' => return value_or_rest(b, i, max_depth, true).ok(),
                 _ => return None,
             }
         };
@@ -170,7 +175,7 @@ pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
 
 /// [`value`], its errors as the rules give them.
 #[inline(always)]
-fn walk(b: &[u8], mut i: usize, max_depth: u16) -> Result<usize, ScanError> {
+fn value_bytewise(b: &[u8], mut i: usize, max_depth: u16) -> Result<usize, ScanError> {
     let max_depth = max_depth as usize;
     // A level's bit is set before it is read, so the words may start as anything:
     // zeros on the fast build (eight vector stores), and on the compact one a value
@@ -241,7 +246,7 @@ fn walk(b: &[u8], mut i: usize, max_depth: u16) -> Result<usize, ScanError> {
     }
 }
 
-/// [`walk`] on the fast build, a word at a time: the byte that starts a value is read
+/// [`value_bytewise`] on the fast build, a word at a time: the byte that starts a value is read
 /// with the bytes after it ([`word_at`], one bounds check for eight), so a literal is
 /// one compare and a number's digits are found eight at a time ([`number_words`]); the
 /// end of a string is read with the separator after it, a separator with the byte after
@@ -249,8 +254,8 @@ fn walk(b: &[u8], mut i: usize, max_depth: u16) -> Result<usize, ScanError> {
 /// ([`nested_key`]: one run of plain bytes, and its `":` read with the value's first
 /// bytes). The open count and the kind of the innermost container share one register.
 /// Whatever is not the common case (whitespace, escapes, an exponent, any error) goes
-/// the general way from the same offset, through the rules `walk` uses, so the result
-/// and every error are `walk`'s. The unit tests pin the two to each other. The kinds of
+/// the general way from the same offset, through the rules `value_bytewise` uses, so the result
+/// and every error are `value_bytewise`'s. The unit tests pin the two to each other. The kinds of
 /// the innermost [`KINDS_HELD`] open containers are a register, shifted on each open
 /// and close; only deeper ones touch the bit stack. A value that is not a container goes to the
 /// general walk at once, so that only a container's closing asks whether the
@@ -260,7 +265,12 @@ fn walk(b: &[u8], mut i: usize, max_depth: u16) -> Result<usize, ScanError> {
 /// where one of its elements starts at `i`, and ends after that array closes. (The
 /// caller says it as the level, not a flag: the level is the register the walk keeps.)
 #[inline(always)]
-fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<usize, ScanError> {
+fn value_wordwise(
+    b: &[u8],
+    mut i: usize,
+    max_depth: u16,
+    level: usize,
+) -> Result<usize, ScanError> {
     const TRUE: u32 = u32::from_le_bytes(*b"true");
     const NULL: u32 = u32::from_le_bytes(*b"null");
     const FALSE: u64 = u64::from_le_bytes(*b"false\0\0\0");
@@ -280,7 +290,7 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
     if level == 0 && w as u8 | 0x20 != b'{' {
         // Not a container: one value, by the general walk (so that only a container's
         // closing asks whether the outermost value ended).
-        return walk_general(b, i, max_depth as u16, false);
+        return value_or_rest_bytewise(b, i, max_depth as u16, false);
     }
     loop {
         // Here a value starts at `i` (its key, if any, read). After it, `s` is to hold
@@ -439,17 +449,17 @@ fn walk_words(b: &[u8], mut i: usize, max_depth: u16, level: usize) -> Result<us
 /// (the AVX2 copy where the CPU has it). For the unit tests and the `validate` fuzz
 /// target, which pin the others to the first.
 #[cfg(any(test, fuzzing))]
-pub(super) fn walks(b: &[u8], i: usize, max_depth: u16) -> [Result<usize, ScanError>; 4] {
-    let words = end_of_input(b, walk_words(b, i, max_depth, 0));
+pub(super) fn every_reader(b: &[u8], i: usize, max_depth: u16) -> [Result<usize, ScanError>; 4] {
+    let words = end_of_input(b, value_wordwise(b, i, max_depth, 0));
     [
-        end_of_input(b, walk(b, i, max_depth)),
+        end_of_input(b, value_bytewise(b, i, max_depth)),
         words,
-        walked(simd::built::<WordWalk>(b, i, max_depth, 0)),
-        walked(simd::widest::<WordWalk>(b, i, max_depth, 0)),
+        scanned(simd::built::<ValueOrRestWordwise>(b, i, max_depth, 0)),
+        scanned(simd::widest::<ValueOrRestWordwise>(b, i, max_depth, 0)),
     ]
 }
 
-/// For [`walk_words`]: where a member or an element stands once its key (if any) is
+/// For [`value_wordwise`]: where a member or an element stands once its key (if any) is
 /// read.
 enum Member {
     /// Its value starts at this offset, with these bytes from there (at least the first
@@ -460,7 +470,7 @@ enum Member {
     Ended(usize, u64),
 }
 
-/// For [`walk_words`]: a member or element starts at `i`, whose byte is `first`,
+/// For [`value_wordwise`]: a member or element starts at `i`, whose byte is `first`,
 /// whitespace skipped, in an object if `in_object`. A key of plain ASCII with its `":`
 /// right after it is read by [`nested_key`]; any other goes to [`member`].
 #[inline(always)]
@@ -477,7 +487,7 @@ fn element(b: &[u8], i: usize, first: u8, in_object: bool) -> Result<Member, Sca
     Ok(Member::Value(value, word_at(b, value)))
 }
 
-/// For [`walk_words`]: the key whose opening quote is at `i`, when it is plain ASCII
+/// For [`value_wordwise`]: the key whose opening quote is at `i`, when it is plain ASCII
 /// with its `":` right after it; otherwise `None`, and the key goes to [`member`].
 /// Where [`KEY_WINDOW`] bytes follow the quote, a key shorter than 16 bytes is read
 /// with one mask of its first 16 ([`simd::plain_ascii_mask`]), and a string value of
@@ -537,7 +547,7 @@ fn nested_key(b: &[u8], i: usize) -> Option<Member> {
 /// masks of 16 and the eight bytes after the last.
 const KEY_WINDOW: usize = 40;
 
-/// For [`walk_words`]: the end of the run of plain ASCII string bytes from `i`
+/// For [`value_wordwise`]: the end of the run of plain ASCII string bytes from `i`
 /// ([`simd::plain_ascii_end`]) and the bytes from there, the first eight as [`word_at`]
 /// reads them.
 #[inline(always)]
