@@ -143,6 +143,8 @@ mod test_corpus;
 pub mod client;
 #[cfg(feature = "defmt")]
 mod defmt;
+// The demo methods of the examples, tests and benches: not API for users.
+#[doc(hidden)]
 pub mod demo;
 pub mod dispatch;
 pub mod dispatch_async;

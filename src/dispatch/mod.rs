@@ -22,6 +22,8 @@ mod server;
 mod table;
 
 pub(crate) use call::{call_end, call_start, is_notification, parse_failure, BatchState, Failure};
+// What `method_table!` and `async_method_table!` expand to: not called by users.
+#[doc(hidden)]
 pub use index::{index, index_len};
 pub use server::{OutputTooSmall, Server};
 pub use table::{Fallback, Handler, Method, MethodTable};

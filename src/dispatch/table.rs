@@ -160,9 +160,9 @@ impl<C> fmt::Debug for MethodTable<C> {
 const SCANNED: usize = 4;
 
 impl<C> MethodTable<C> {
-    /// A table of `methods` with the hash `index` of their names, as
-    /// [`index`](super::index) makes it (what
-    /// [`method_table!`](crate::method_table) writes for you).
+    /// A table of `methods` with the hash `index` of their names, as `dispatch::index`
+    /// makes it: what [`method_table!`](crate::method_table) writes for you, and should
+    /// (the index is checked against the names at compile time there).
     ///
     /// ```
     /// use jsonrpc_slice::{dispatch, Method, MethodTable, Params, RawJson, ResultWriter, RpcError};
@@ -373,8 +373,8 @@ impl<C> MethodTable<C> {
 /// Builds a [`MethodTable`] from `"name" => handler` rows, its hash index computed and
 /// checked at compile time (a name twice, or one that starts with `rpc.`, fails the
 /// build; expected O(M) steps for M rows) when used in a `const` or `static`, where it
-/// belongs. The rows stay in the order given; the index has
-/// [`index_len`](super::index_len) slots.
+/// belongs. The rows stay in the order given; the index has a power of two of slots,
+/// more than twice the rows.
 ///
 /// ```
 /// use jsonrpc_slice::{method_table, MethodTable, Params, ResultWriter, RpcError};
