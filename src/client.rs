@@ -350,6 +350,7 @@ fn id_text(id: Id<'_>) -> RawStr<'_> {
 
 /// `true` if `a` and `b` are the same id: the same type, strings with escapes
 /// decoded, numbers by lexeme (the rule [`Pending`] matches replies by).
+#[cfg(feature = "concurrent")]
 pub(crate) fn same_id(a: Id<'_>, b: Id<'_>) -> bool {
     compare(a, b) == Same::Yes
 }
