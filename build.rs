@@ -1,29 +1,63 @@
-//! The one build switch, declared once: `jsonrpc_slice_fast`, set on 64-bit targets
-//! unless the compact build (what 32-bit targets such as a Cortex-M always get) is
-//! asked for, by `--cfg jsonrpc_slice_compact` or by `JSONRPC_SLICE_COMPACT=1` in the
-//! environment (the same switch; the variable reaches this crate alone, so a build
-//! with it reuses the dependencies already built without it, where RUSTFLAGS rebuilds
-//! them all). The code says `cfg(jsonrpc_slice_fast)`
-//! (and `scan::FAST_PATHS`), never the condition itself. See "The compact build" in
-//! `docs/DESIGN.md`. Within the fast build, `jsonrpc_slice_wide` marks x86_64 with the
-//! `std` feature, where `simd::widest` picks the walk's AVX2 copy at run time.
+//! The one build switch, declared once: `jsonrpc_slice_fast`, the build that optimises
+//! for speed, or its absence, the compact build, that optimises for flash and stack.
+//! By default the pointer width decides: 64-bit targets get the fast build, 32-bit
+//! targets such as a Cortex-M the compact one. Either can be asked for on any target:
+//!
+//! - the compact build by `--cfg jsonrpc_slice_compact` or `JSONRPC_SLICE_COMPACT=1`;
+//! - the fast build by `--cfg jsonrpc_slice_fast` or `JSONRPC_SLICE_FAST=1` (a 32-bit
+//!   host, wasm32 or armv7 Linux, that wants speed over size).
+//!
+//! Each cfg and its variable are the same switch; the variable reaches this crate
+//! alone, so a build with it reuses the dependencies already built without it, where
+//! RUSTFLAGS rebuilds them all. Asking for both is an error. The code says
+//! `cfg(jsonrpc_slice_fast)` (and `scan::FAST_PATHS`), never the condition itself. See
+//! "The compact build" in `docs/DESIGN.md`. Within the fast build, `jsonrpc_slice_wide`
+//! marks x86_64 with the `std` feature, where `simd::widest` picks the walk's AVX2 copy
+//! at run time.
+
+use std::env;
+
+/// `true` if the build `name` (`COMPACT`, `FAST`) was asked for, by its cfg or by its
+/// environment variable.
+fn asked(name: &str) -> bool {
+    env::var_os(format!("CARGO_CFG_JSONRPC_SLICE_{name}")).is_some()
+        || env::var_os(format!("JSONRPC_SLICE_{name}")).is_some_and(|v| v == "1")
+}
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(jsonrpc_slice_fast)");
     println!("cargo::rustc-check-cfg=cfg(jsonrpc_slice_compact)");
     println!("cargo::rustc-check-cfg=cfg(jsonrpc_slice_wide)");
-    println!("cargo::rerun-if-env-changed=CARGO_CFG_JSONRPC_SLICE_COMPACT");
-    println!("cargo::rerun-if-env-changed=JSONRPC_SLICE_COMPACT");
-    let sixty_four = std::env::var("CARGO_CFG_TARGET_POINTER_WIDTH").is_ok_and(|w| w == "64");
-    let compact = std::env::var_os("CARGO_CFG_JSONRPC_SLICE_COMPACT").is_some()
-        || std::env::var_os("JSONRPC_SLICE_COMPACT").is_some_and(|v| v == "1");
-    if sixty_four && !compact {
+    for name in ["COMPACT", "FAST"] {
+        println!("cargo::rerun-if-env-changed=CARGO_CFG_JSONRPC_SLICE_{name}");
+        println!("cargo::rerun-if-env-changed=JSONRPC_SLICE_{name}");
+    }
+    let sixty_four = env::var("CARGO_CFG_TARGET_POINTER_WIDTH").is_ok_and(|w| w == "64");
+    let (compact, fast) = (asked("COMPACT"), asked("FAST"));
+    if compact && fast {
+        panic!(
+            "jsonrpc-slice: both the compact build (JSONRPC_SLICE_COMPACT=1 or \
+             --cfg jsonrpc_slice_compact) and the fast build (JSONRPC_SLICE_FAST=1 or \
+             --cfg jsonrpc_slice_fast) were asked for; ask for one"
+        );
+    }
+    // What was asked for, for the test that checks the build is that one
+    // (`scan::tests::the_build_is_the_one_asked_for`).
+    let asked_for = if fast {
+        "fast"
+    } else if compact {
+        "compact"
+    } else {
+        ""
+    };
+    println!("cargo::rustc-env=JSONRPC_SLICE_ASKED={asked_for}");
+    if fast || (sixty_four && !compact) {
         println!("cargo::rustc-cfg=jsonrpc_slice_fast");
         // With `std` on x86_64, the walk has a second copy for AVX2, chosen at run time.
-        let x86_64 = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "x86_64");
-        let sse2 = std::env::var("CARGO_CFG_TARGET_FEATURE")
-            .is_ok_and(|f| f.split(',').any(|f| f == "sse2"));
-        if x86_64 && sse2 && std::env::var_os("CARGO_FEATURE_STD").is_some() {
+        let x86_64 = env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "x86_64");
+        let sse2 =
+            env::var("CARGO_CFG_TARGET_FEATURE").is_ok_and(|f| f.split(',').any(|f| f == "sse2"));
+        if x86_64 && sse2 && env::var_os("CARGO_FEATURE_STD").is_some() {
             println!("cargo::rustc-cfg=jsonrpc_slice_wide");
         }
     }

@@ -411,15 +411,22 @@ fn a_limit_above_the_largest_is_clamped() {
     }
 }
 
-/// The build is the one asked for: the compact one on a 32-bit target, or where
-/// `--cfg jsonrpc_slice_compact` or `JSONRPC_SLICE_COMPACT=1` asked for it (what CI's
-/// run of the suite on the compact build relies on), else the fast one.
+/// The build is the one asked for: the fast one where `JSONRPC_SLICE_FAST=1` or
+/// `--cfg jsonrpc_slice_fast` asked for it (what CI's run of the suite on a 32-bit
+/// target relies on), the compact one where `--cfg jsonrpc_slice_compact` or
+/// `JSONRPC_SLICE_COMPACT=1` did (CI's run of the suite on the compact build), else
+/// the pointer width's: fast on 64-bit targets, compact on the others.
 #[test]
 fn the_build_is_the_one_asked_for() {
+    let asked = env!("JSONRPC_SLICE_ASKED");
+    let fast = option_env!("JSONRPC_SLICE_FAST") == Some("1") || asked == "fast";
     let compact = cfg!(jsonrpc_slice_compact)
         || option_env!("JSONRPC_SLICE_COMPACT") == Some("1")
-        || !cfg!(target_pointer_width = "64");
-    assert_eq!(FAST_PATHS, !compact);
+        || asked == "compact";
+    assert!(!(fast && compact), "build.rs refuses both");
+    let want_fast = fast || (!compact && cfg!(target_pointer_width = "64"));
+    assert_eq!(FAST_PATHS, want_fast, "asked: {asked:?}");
+    assert_eq!(cfg!(jsonrpc_slice_fast), want_fast);
 }
 
 /// Strings and keys of every length to 40, each ended by each kind of stop of a plain
