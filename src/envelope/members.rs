@@ -5,7 +5,7 @@
 use super::object::Visit;
 use super::{VERSION, VERSION_LEXEME};
 use crate::raw::{skip_trusted, RawJson, RawStr};
-use crate::scan::{byte_at, skip_string_trusted, skip_ws, FAST_PATHS};
+use crate::scan::{byte_at, skip_string_trusted, skip_ws, skip_ws_after_separator, FAST_PATHS};
 
 /// The envelope members of one object, as found.
 #[derive(Default)]
@@ -327,7 +327,7 @@ impl<'a> MemberStart<'a> {
         match known_key(self.input, i) {
             Some((member, after)) => {
                 self.member = member;
-                self.value = skip_ws(self.input, after);
+                self.value = skip_ws_after_separator(self.input, after);
                 self.value
             }
             None => 0,

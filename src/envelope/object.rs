@@ -21,7 +21,7 @@
 //! (`fuzzing.rs`).
 
 use super::VERSION_LEXEME;
-use crate::scan::{self, byte_at, skip_ws, skip_ws_to};
+use crate::scan::{self, byte_at, skip_ws, skip_ws_after_separator, skip_ws_to};
 
 /// What the reader reports of the members of the objects it reads (the outermost
 /// object of a message, or each object of a batch), as it passes them. Offsets are
@@ -153,9 +153,9 @@ fn members<V: Visit>(input: &[u8], at: usize, inner: u16, visit: &mut V) -> Opti
             (close, b'}') => return Some(close + 1),
             _ => return None,
         }
-        match skip_ws_to(input, i) {
-            (key, b'"') => i = key,
-            _ => return None,
+        i = skip_ws_after_separator(input, i);
+        if byte_at(input, i) != b'"' {
+            return None;
         }
     }
 }

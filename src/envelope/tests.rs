@@ -535,3 +535,40 @@ const NEARLY_USUAL: &[&str] = &[
     r#"{"jsonrpc":"2.0","id":1 ,"method":"m"}"#,
     r#"{"jsonrpc":"1.0","method":"m","id":1}"#,
 ];
+
+/// Messages as web3.py and ethers.js write them (a space after each `:` and `,`; or
+/// `method` first and `jsonrpc` last), read by the member loop, agree with the
+/// reference reader, and so do they with any byte up to the space in place of each
+/// space or after each `:` and `,`: only JSON whitespace is passed over there.
+#[test]
+fn spaced_members_agree_with_the_reference_reader() {
+    use std::string::ToString;
+    let seeds = [
+        r#"{"jsonrpc": "2.0", "method": "eth_getBalance", "params": ["0xaa", "latest"], "id": 1}"#,
+        r#"{"method":"eth_getBalance","params":["0xbb","latest"],"id":1,"jsonrpc":"2.0"}"#,
+        r#"[{"jsonrpc": "2.0", "method": "m", "id": 1}, {"id": 2, "method": "n", "jsonrpc": "2.0"}]"#,
+    ];
+    let mut checked = 0;
+    for seed in seeds {
+        agrees_with_the_reference_reader(seed.as_bytes());
+        let places: Vec<usize> = seed
+            .bytes()
+            .enumerate()
+            .filter(|&(_, c)| matches!(c, b' ' | b':' | b','))
+            .map(|(k, c)| if c == b' ' { k } else { k + 1 })
+            .collect();
+        for at in places {
+            for c in 0..=b' ' {
+                let mut input = seed.to_string().into_bytes();
+                if input.get(at) == Some(&b' ') {
+                    input[at] = c;
+                } else {
+                    input.insert(at, c);
+                }
+                agrees_with_the_reference_reader(&input);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1_000, "{checked}");
+}

@@ -158,6 +158,22 @@ pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
     skip_ws_run(b, i)
 }
 
+/// [`skip_ws`] after an envelope member's `:` or `,`, where one space is common (as
+/// Python's `json.dumps` writes them): that space is read inline too.
+#[inline(always)]
+pub(crate) fn skip_ws_after_separator(b: &[u8], i: usize) -> usize {
+    if FAST_PATHS {
+        let c = byte_at(b, i);
+        if c > b' ' {
+            return i;
+        }
+        if c == b' ' && byte_at(b, i + 1) > b' ' {
+            return i + 1;
+        }
+    }
+    skip_ws_run(b, i)
+}
+
 /// [`skip_ws`] from `i`, and the byte there as [`byte_at`] reads it: where there is no
 /// whitespace (compact JSON), one read for both.
 #[inline(always)]
