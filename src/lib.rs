@@ -184,6 +184,9 @@ pub use simd::fuzzing as simd_fuzzing;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod std_io;
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub mod tokio;
 pub mod write;
 
 /// The README's Rust examples, compiled and run as doctests (they use `serde` and

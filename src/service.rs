@@ -574,6 +574,35 @@ macro_rules! embedded_io_loops {
         /// A reader and a writer.
         struct Two<'a, R: ?Sized, W: ?Sized>(&'a mut R, &'a mut W);
 
+        #[doc = concat!("An `embedded-io-async` ", $version, " reader or writer (a UART's halves) as a")]
+        /// [`Read`](crate::service::concurrent::Read) or
+        /// [`Write`](crate::service::concurrent::Write) half of the concurrent
+        /// service's transport. The service never drops a read it started, so the
+        /// reader need not be cancel-safe.
+        #[cfg(all(feature = $feature_async, feature = "concurrent"))]
+        #[cfg_attr(docsrs, doc(cfg(all(feature = $feature_async, feature = "concurrent"))))]
+        #[derive(Debug)]
+        pub struct Half<T>(pub T);
+
+        #[cfg(all(feature = $feature_async, feature = "concurrent"))]
+        impl<T: ::$io_async::Read> $crate::service::concurrent::Read for Half<T> {
+            type Error = T::Error;
+            async fn read(&mut self, buf: &mut [u8]) -> Result<usize, T::Error> {
+                ::$io_async::Read::read(&mut self.0, buf).await
+            }
+        }
+
+        #[cfg(all(feature = $feature_async, feature = "concurrent"))]
+        impl<T: ::$io_async::Write> $crate::service::concurrent::Write for Half<T> {
+            type Error = T::Error;
+            async fn write_all(&mut self, bytes: &[u8]) -> Result<(), T::Error> {
+                ::$io_async::Write::write_all(&mut self.0, bytes).await
+            }
+            async fn flush(&mut self) -> Result<(), T::Error> {
+                ::$io_async::Write::flush(&mut self.0).await
+            }
+        }
+
         #[cfg(feature = $feature)]
         impl<T: ::$io::Read + ::$io::Write + ?Sized> $crate::service::Transport for One<'_, T> {
             type ReadError = T::Error;
