@@ -8,6 +8,9 @@ use serde::de;
 use crate::error::{code, RpcError};
 use crate::raw::RawJson;
 
+/// What every `-32602` message of a [`Reason`] starts with.
+const PREFIX: &str = "Invalid params: ";
+
 /// Declares [`Reason`], its short text and its `-32602` message, each written once.
 macro_rules! reasons {
     ($($(#[$doc:meta])* $name:ident => $text:literal,)*) => {
@@ -127,20 +130,50 @@ pub enum At<'a> {
     Field(&'static str),
 }
 
+impl<'a> At<'a> {
+    /// The place as the pieces of its text: `field `, the name, and the closing
+    /// backquote, or `index ` and the digits (written into `digits`); nothing for
+    /// [`At::Whole`]. A key is shown as sent, escapes included.
+    fn pieces<'d>(&self, digits: &'d mut [u8; 20]) -> [&'d str; 3]
+    where
+        'a: 'd,
+    {
+        match *self {
+            At::Whole => ["", "", ""],
+            At::Member(key) => {
+                let inner = key.as_str().map(|s| s.as_raw()).unwrap_or(b"");
+                let text = core::str::from_utf8(inner).unwrap_or("?");
+                ["field `", text, "`"]
+            }
+            At::Element(index) => ["index ", decimal(index, digits), ""],
+            At::Field(name) => ["field `", name, "`"],
+        }
+    }
+}
+
+/// `n` in decimal, written at the end of `digits` (no `core::fmt`).
+fn decimal(mut n: usize, digits: &mut [u8; 20]) -> &str {
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    core::str::from_utf8(digits.get(at..).unwrap_or(&[])).unwrap_or("")
+}
+
 impl fmt::Display for At<'_> {
     /// `field `uri``, `index 2`, or nothing for [`At::Whole`]. A key is shown as
     /// sent, escapes included.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            At::Whole => Ok(()),
-            At::Member(key) => {
-                let inner = key.as_str().map(|s| s.as_raw()).unwrap_or(b"");
-                let text = core::str::from_utf8(inner).unwrap_or("?");
-                write!(f, "field `{text}`")
-            }
-            At::Element(index) => write!(f, "index {index}"),
-            At::Field(name) => write!(f, "field `{name}`"),
-        }
+        self.pieces(&mut [0; 20])
+            .iter()
+            .try_for_each(|piece| f.write_str(piece))
     }
 }
 
@@ -240,14 +273,68 @@ fn index_lexeme(index: usize) -> Option<RawJson<'static>> {
     INDEXES.get(start..start + len).map(RawJson::trusted)
 }
 
+impl<'a> DecodeError<'a> {
+    /// The message as pieces: `Invalid params: `, the place's three, `: `, the
+    /// reason; or the reason's message alone for [`At::Whole`].
+    fn pieces<'d>(&self, digits: &'d mut [u8; 20]) -> [&'d str; 6]
+    where
+        'a: 'd,
+    {
+        match self.at {
+            At::Whole => [self.reason.message(), "", "", "", "", ""],
+            at => {
+                // The reason's text taken from its message (`as_str`'s texts are a
+                // second copy of them in flash, linked only where it is called).
+                let message = self.reason.message();
+                let (prefix, text) = message.split_at(PREFIX.len().min(message.len()));
+                let [a, b, c] = at.pieces(digits);
+                [prefix, a, b, c, ": ", text]
+            }
+        }
+    }
+
+    /// The full message, the one `Display` shows (``Invalid params: field `uri`:
+    /// expected a string``, ``Invalid params: index 2: expected a number``), written
+    /// into `buf` without `core::fmt`: a message that names the field costs a few
+    /// copies, not the formatting machinery. When it does not fit, the message
+    /// without the place ([`Reason::message`]) instead, never a message cut short.
+    ///
+    /// ```
+    /// use jsonrpc_slice::RawJson;
+    ///
+    /// #[derive(serde::Deserialize, Debug)]
+    /// struct Open { uri: heapless::String<32> }
+    ///
+    /// let e = RawJson::new(br#"{"uri": 7}"#)?.decode::<Open>().unwrap_err();
+    /// let mut buf = [0u8; 64];
+    /// assert_eq!(e.message_into(&mut buf), "Invalid params: field `uri`: expected a string");
+    /// assert_eq!(e.message_into(&mut [0u8; 16]), "Invalid params: expected a string");
+    /// # Ok::<(), jsonrpc_slice::scan::ScanError>(())
+    /// ```
+    pub fn message_into<'b>(&self, buf: &'b mut [u8]) -> &'b str {
+        let mut digits = [0u8; 20];
+        let pieces = self.pieces(&mut digits);
+        let mut len = 0;
+        for piece in pieces {
+            let end = len + piece.len();
+            match buf.get_mut(len..end) {
+                Some(dst) => dst.copy_from_slice(piece.as_bytes()),
+                None => return self.reason.message(),
+            }
+            len = end;
+        }
+        // Whole pieces of `str`s: UTF-8.
+        core::str::from_utf8(buf.get(..len).unwrap_or(&[])).unwrap_or(self.reason.message())
+    }
+}
+
 impl fmt::Display for DecodeError<'_> {
     /// `Invalid params: field `uri`: expected a string` (no place for
-    /// [`At::Whole`]).
+    /// [`At::Whole`]); the same text as [`message_into`](DecodeError::message_into).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.at {
-            At::Whole => f.write_str(self.reason.message()),
-            at => write!(f, "Invalid params: {at}: {}", self.reason.as_str()),
-        }
+        self.pieces(&mut [0; 20])
+            .iter()
+            .try_for_each(|piece| f.write_str(piece))
     }
 }
 
@@ -313,5 +400,46 @@ mod tests {
             assert_eq!(n.as_u64(), Some(i as u64), "{i}");
         }
         assert_eq!(index_lexeme(100), None);
+    }
+
+    /// `message_into` writes what `Display` shows, at every place, without
+    /// `core::fmt`; the pieces are checked against `format!` here.
+    #[test]
+    fn the_message_without_fmt() {
+        use std::format;
+        let key = RawJson::new(br#""a\u0062c""#).unwrap();
+        let places = [
+            At::Whole,
+            At::Member(key),
+            At::Element(0),
+            At::Element(7),
+            At::Element(10),
+            At::Element(123_456),
+            At::Element(usize::MAX),
+            At::Field("subtrahend"),
+        ];
+        for at in places {
+            let e = DecodeError::new(Reason::ExpectedString).within(at);
+            let place = match at {
+                At::Whole => None,
+                At::Member(_) => Some("field `a\\u0062c`".into()),
+                At::Element(i) => Some(format!("index {i}")),
+                At::Field(name) => Some(format!("field `{name}`")),
+            };
+            let want = match place {
+                None => "Invalid params: expected a string".into(),
+                Some(p) => format!("Invalid params: {p}: expected a string"),
+            };
+            assert_eq!(e.message_into(&mut [0; 128]), want, "{at:?}");
+            assert_eq!(format!("{e}"), want, "{at:?}");
+            // One byte short: the message without its place, never cut.
+            let mut short = std::vec![0u8; want.len() - 1];
+            let got = e.message_into(&mut short);
+            if at == At::Whole {
+                assert_eq!(got, want);
+            } else {
+                assert_eq!(got, "Invalid params: expected a string", "{at:?}");
+            }
+        }
     }
 }
