@@ -1,5 +1,5 @@
 //! An MCP (Model Context Protocol) server on stdio, with three tools: `add`, `echo`
-//! and `countdown` (which reports its progress).
+//! and `countdown` (which reports its progress as it goes).
 //!
 //! The stdio transport of MCP: one JSON-RPC message per line on stdin, one per line
 //! on stdout, logs on stderr only; the server exits (status 0) when stdin closes.
@@ -10,25 +10,32 @@
 //!
 //! It answers `initialize` (with the client's protocol version when it knows it, else
 //! its latest), `ping`, `tools/list` and `tools/call`; other requests get `-32601`.
-//! Notifications (`notifications/initialized`, `notifications/cancelled`, any other)
-//! are never answered: the server drops those it has no handler for.
+//! Notifications are never answered: the server drops those it has no handler for.
 //!
-//! Messages up to 64 KiB (a longer line gets `-32600`). The buffers and the outbox
-//! (where `countdown` queues its progress notifications, sent before its reply) are
-//! allocated once at start-up, and no message allocates. `tests/mcp_server.rs` includes this file to
-//! check that, hence the `pub(crate)` items.
+//! Up to 8 requests are in flight at once (the concurrent service): `ping` and other
+//! calls are answered while a `countdown` runs. `countdown` takes `n` and an optional
+//! `delay_ms` (the time between its steps, default 0) and sends each progress
+//! notification as its step ends; `notifications/cancelled` stops it, and the
+//! cancelled request gets no reply, as MCP says.
+//!
+//! Messages up to 64 KiB (a longer line gets `-32600`). The slots and the outbox are
+//! allocated once at start-up, and no message allocates. `tests/mcp_server.rs`
+//! includes this file to check that, hence the `pub(crate)` items.
 
 use std::io;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::outbox::Outbox;
-use jsonrpc_slice::service::Service;
+use jsonrpc_slice::outbox::SharedOutbox;
+use jsonrpc_slice::service::concurrent::{Call, Cancellation, ConcurrentServer, Slots};
+use jsonrpc_slice::service::ServeError;
+use jsonrpc_slice::tokio::Io;
+use jsonrpc_slice::{async_method_table, Kind, Params, RawJson, ResultWriter, RpcError};
 use jsonrpc_slice::{error::code, WriteError};
-use jsonrpc_slice::{method_table, std_io, Kind, Params, RawJson, ResultWriter, RpcError, Server};
 
 /// The largest message, in bytes (a longer line is answered `-32600`).
-const MAX_FRAME: usize = 64 * 1024;
+pub(crate) const MAX_FRAME: usize = 64 * 1024;
 /// The protocol versions the server speaks, oldest first; the last one is its answer
 /// to a version it does not know.
 const VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -41,23 +48,35 @@ const TOOLS: &[u8] = br#"{"tools":[
 "properties":{"text":{"type":"string"}},"required":["text"]}},
 {"name":"countdown","description":"Counts to n, reporting progress at each step, then says done.",
 "inputSchema":{"type":"object",
-"properties":{"n":{"type":"integer","minimum":0,"maximum":100}},"required":["n"]}}
+"properties":{"n":{"type":"integer","minimum":0,"maximum":100},
+"delay_ms":{"type":"integer","minimum":0,"maximum":60000}},"required":["n"]}}
 ]}"#;
 
-/// The handlers' context: where they queue progress notifications.
-pub(crate) struct Mcp {
-    pub(crate) outbox: Outbox<{ 64 * 1024 }>,
+/// Requests in flight at once.
+pub(crate) const SLOTS: usize = 8;
+/// The largest reply: the largest echo of the largest message, and the reply around it.
+pub(crate) const MAX_REPLY: usize = MAX_FRAME + 1024;
+
+/// The application's state, shared by the calls in flight (none: the tools are pure).
+pub(crate) struct Mcp;
+
+/// A handler's context: the state, the call's cancellation, the outbox.
+type Ctx<'c> = Call<'c, Mcp>;
+
+async_method_table! {
+    pub(crate) Methods<'c, Call<'c, Mcp>> {
+        "initialize" => initialize,
+        "ping" => ping,
+        "tools/list" => tools_list,
+        "tools/call" => tools_call,
+    }
 }
 
-pub(crate) static SERVER: Server<Mcp> = Server::new(method_table! {
-    "initialize" => initialize,
-    "ping" => ping,
-    "tools/list" => tools_list,
-    "tools/call" => tools_call,
-});
+pub(crate) static SERVER: ConcurrentServer<Methods> =
+    ConcurrentServer::new(Methods).with_cancellation(Cancellation::MCP);
 
-fn initialize<'p>(
-    _: &mut Mcp,
+async fn initialize<'p>(
+    _: &mut Ctx<'_>,
     p: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
@@ -78,13 +97,17 @@ fn initialize<'p>(
     Ok(out.end()?)
 }
 
-fn ping<'p>(_: &mut Mcp, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+async fn ping<'p>(
+    _: &mut Ctx<'_>,
+    _: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
     out.begin_object()?;
     Ok(out.end()?)
 }
 
-fn tools_list<'p>(
-    _: &mut Mcp,
+async fn tools_list<'p>(
+    _: &mut Ctx<'_>,
     _: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
@@ -92,8 +115,8 @@ fn tools_list<'p>(
     Ok(out.raw(json(TOOLS)?)?)
 }
 
-fn tools_call<'p>(
-    ctx: &mut Mcp,
+async fn tools_call<'p>(
+    call: &mut Ctx<'_>,
     p: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
@@ -126,24 +149,38 @@ fn tools_call<'p>(
                 "argument `n` must be an integer from 0 to 100",
             )?);
         };
+        let delay = match arg("delay_ms") {
+            None => Some(0),
+            Some(d) => int(Some(d)).filter(|d| (0..=60_000).contains(d)),
+        };
+        let Some(delay) = delay else {
+            return Ok(tool_error(
+                out,
+                "argument `delay_ms` must be an integer from 0 to 60000",
+            )?);
+        };
         // A string or a number, sent back as it came (the same type).
         let token = p.get("_meta").and_then(|m| m.get("progressToken"));
-        if let Some(token) = token.filter(|t| matches!(t.kind(), Kind::String | Kind::Number)) {
-            for i in 1..=n {
-                ctx.outbox
-                    .notify("notifications/progress", |w| {
-                        w.begin_object()?;
-                        w.key("progressToken")?;
-                        w.raw(token)?;
-                        w.key("progress")?;
-                        w.i64(i)?;
-                        w.key("total")?;
-                        w.i64(n)?;
-                        w.end()
-                    })
-                    .map_err(|_| {
-                        RpcError::new(code::INTERNAL_ERROR, "Internal error: outbox full")
-                    })?;
+        let token = token.filter(|t| matches!(t.kind(), Kind::String | Kind::Number));
+        for i in 1..=n {
+            // Each step takes `delay_ms`; the loop serves other calls meanwhile, and
+            // a cancellation drops this future here.
+            if delay > 0 {
+                tokio::time::sleep(Duration::from_millis(delay as u64)).await;
+            }
+            if let Some(token) = token {
+                call.notify("notifications/progress", |w| {
+                    w.begin_object()?;
+                    w.key("progressToken")?;
+                    w.raw(token)?;
+                    w.key("progress")?;
+                    w.i64(i)?;
+                    w.key("total")?;
+                    w.i64(n)?;
+                    w.end()
+                })
+                .await
+                .map_err(|_| RpcError::new(code::INTERNAL_ERROR, "Internal error: outbox full"))?;
             }
         }
         text(out, false, |o| o.str("done"))?;
@@ -196,32 +233,53 @@ fn json(bytes: &[u8]) -> Result<RawJson<'_>, RpcError<'static>> {
     RawJson::new(bytes).map_err(|_| RpcError::internal())
 }
 
-impl Mcp {
-    pub(crate) fn new() -> Self {
-        Self {
-            outbox: Outbox::new(),
-        }
+/// The memory of the loop, allocated once: the slots, the outbox, the framer and the
+/// read chunk.
+pub(crate) struct Memory {
+    pub(crate) slots: Slots<SLOTS, MAX_FRAME, MAX_REPLY>,
+    pub(crate) outbox: SharedOutbox<{ 64 * 1024 }>,
+    pub(crate) framer: LineAccumulator<MAX_FRAME>,
+    pub(crate) chunk: [u8; 16 * 1024],
+}
+
+impl Memory {
+    pub(crate) fn new() -> Box<Self> {
+        Box::new(Self {
+            slots: Slots::new(),
+            outbox: SharedOutbox::new(),
+            framer: LineAccumulator::new(),
+            chunk: [0; 16 * 1024],
+        })
     }
 }
 
 fn main() -> ExitCode {
-    let mut framer = Box::new(LineAccumulator::<MAX_FRAME>::new());
-    let mut ctx = Box::new(Mcp::new());
-    let mut chunk = vec![0u8; 16 * 1024];
-    // Room for the largest echo of the largest message, and the reply around it.
-    let mut out = vec![0u8; MAX_FRAME + 1024];
-    let mut service = Service::new(&SERVER, framer.as_mut(), &mut chunk, &mut out)
-        .with_outbox(|c: &mut Mcp| &mut c.outbox);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    let Ok(runtime) = runtime else {
+        eprintln!("mcp-server: cannot start the runtime");
+        return ExitCode::FAILURE;
+    };
     eprintln!(
         "mcp-server {}: serving MCP on stdio",
         env!("CARGO_PKG_VERSION")
     );
-    let (mut stdin, mut stdout) = (io::stdin().lock(), io::stdout().lock());
-    match std_io::serve_split(&mut service, &mut ctx, &mut stdin, &mut stdout) {
+    let mut memory = Memory::new();
+    let Memory {
+        slots,
+        outbox,
+        framer,
+        chunk,
+    } = &mut *memory;
+    let (mut stdin, mut stdout) = (Io(tokio::io::stdin()), Io(tokio::io::stdout()));
+    let served =
+        runtime.block_on(SERVER.serve(&Mcp, framer, slots, outbox, chunk, &mut stdin, &mut stdout));
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         // The client went away mid-write: nothing left to answer.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
+        Err(ServeError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(ServeError::Read(e) | ServeError::Write(e)) => {
             eprintln!("mcp-server: {e}");
             ExitCode::FAILURE
         }

@@ -1,8 +1,10 @@
 //! The MCP server example (`examples/mcp-server.rs`, included here whole) in-process:
-//! a full session through its `Service` under the counting allocator
+//! a full session through its concurrent service under the counting allocator
 //! (`tests/common/counting.rs`) — initialize, list, each tool, a countdown with progress
 //! (a string token and an integer one), the unknown tool — allocates nothing, and every
-//! reply is what the MCP stdio client suite (`tests/clients/mcp/`) expects.
+//! reply is what the MCP stdio client suite (`tests/clients/mcp/`) expects. The session
+//! runs with one slot, so its replies come in request order; a ping during a long
+//! countdown, and its cancellation, run with the example's own eight.
 
 #[path = "common/counting.rs"]
 mod counting;
@@ -11,10 +13,60 @@ mod counting;
 #[path = "../examples/mcp-server.rs"]
 mod mcp_server;
 
+use std::future::poll_fn;
+use std::task::Poll;
+
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::service::Service;
-use mcp_server::{Mcp, SERVER};
+use jsonrpc_slice::outbox::SharedOutbox;
+use jsonrpc_slice::service::concurrent::{Read, Slots, Write};
+use mcp_server::{Mcp, Memory, MAX_FRAME, MAX_REPLY, SERVER};
 use serde_json::{json, Value};
+
+/// The input, 100 bytes a read (frames cut anywhere), then its end.
+struct Chunks<'a>(&'a [u8]);
+
+impl Read for Chunks<'_> {
+    type Error = ();
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
+        let n = self.0.len().min(buf.len()).min(100);
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+/// The output, into room made before the run.
+struct Wire(Vec<u8>);
+
+impl Write for Wire {
+    type Error = ();
+    async fn write_all(&mut self, bytes: &[u8]) -> Result<(), ()> {
+        assert!(self.0.capacity() - self.0.len() >= bytes.len(), "wire full");
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+    async fn flush(&mut self) -> Result<(), ()> {
+        Ok(())
+    }
+}
+
+/// The session's memory: the example's, with one slot.
+struct OneSlot {
+    slots: Slots<1, MAX_FRAME, MAX_REPLY>,
+    outbox: SharedOutbox<{ 64 * 1024 }>,
+    framer: LineAccumulator<MAX_FRAME>,
+    chunk: [u8; 16 * 1024],
+}
+
+/// Runs `f` on a thread with room for the memory built on its stack.
+fn big_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
+}
 
 /// The session: what a client sends, one message per line.
 const SESSION: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
@@ -27,46 +79,46 @@ const SESSION: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":
 {"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"countdown","arguments":{"n":3},"_meta":{"progressToken":"tok-6"}}}
 {"jsonrpc":"2.0","id":"7","method":"tools/call","params":{"name":"countdown","arguments":{"n":2},"_meta":{"progressToken":77}}}
 {"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"countdown","arguments":{"n":2}}}
-{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8,"reason":"late"}}
+{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"late"}}
 {"jsonrpc":"2.0","method":"notifications/whatever"}
 {"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"no-such-tool","arguments":{}}}
 {"jsonrpc":"2.0","id":10,"method":"resources/list"}
 {"jsonrpc":"2.0","id":11,"method":"initialize","params":{"protocolVersion":"2099-01-01"}}
 "#;
 
-/// Runs `input` through the example's service; returns what it wrote, and the number
-/// of allocator calls while it ran.
+/// Runs `input` through the example's server with one slot; returns what it wrote,
+/// and the number of allocator calls while it ran.
 fn serve(input: &[u8]) -> (Vec<u8>, usize) {
-    let mut framer = Box::new(LineAccumulator::<{ 64 * 1024 }>::new());
-    let mut ctx = Box::new(Mcp::new());
-    let (mut chunk, mut out) = (vec![0u8; 16 * 1024], vec![0u8; 65 * 1024]);
-    let mut wire: Vec<u8> = Vec::with_capacity(1024 * 1024);
-    let mut service = Service::new(&SERVER, framer.as_mut(), &mut chunk, &mut out)
-        .with_outbox(|c: &mut Mcp| &mut c.outbox);
-    let ((), allocations) = counting::counting(|| {
-        // Read in chunks of 100 bytes: frames cut anywhere.
-        let mut rest = input;
-        loop {
-            while let Some(reply) = service.next(&mut ctx) {
-                for piece in reply.pieces() {
-                    assert!(wire.capacity() - wire.len() >= piece.len(), "wire full");
-                    wire.extend_from_slice(piece);
-                }
-            }
-            if service.is_done() {
-                break;
-            }
-            let buf = service.input_buffer();
-            let n = rest.len().min(buf.len()).min(100);
-            buf[..n].copy_from_slice(&rest[..n]);
-            rest = &rest[n..];
-            match n {
-                0 => service.end_of_input(),
-                n => service.received(n),
-            }
-        }
-    });
-    (wire, allocations)
+    let input = input.to_vec();
+    big_stack(move || {
+        let mut m = Box::new(OneSlot {
+            slots: Slots::new(),
+            outbox: SharedOutbox::new(),
+            framer: LineAccumulator::new(),
+            chunk: [0; 16 * 1024],
+        });
+        let OneSlot {
+            slots,
+            outbox,
+            framer,
+            chunk,
+        } = &mut *m;
+        let mut wire = Wire(Vec::with_capacity(1024 * 1024));
+        let mut reader = Chunks(&input);
+        let (served, allocations) = counting::counting(|| {
+            embassy_futures::block_on(SERVER.serve(
+                &Mcp,
+                framer,
+                slots,
+                outbox,
+                chunk,
+                &mut reader,
+                &mut wire,
+            ))
+        });
+        assert_eq!(served, Ok(()));
+        (wire.0, allocations)
+    })
 }
 
 fn lines(wire: &[u8]) -> Vec<Value> {
@@ -138,7 +190,8 @@ fn tools() -> Value {
         {"name": "echo", "description": "Returns the text it is given.",
          "inputSchema": object(json!({"text": {"type": "string"}}), &["text"])},
         {"name": "countdown", "description": "Counts to n, reporting progress at each step, then says done.",
-         "inputSchema": object(json!({"n": {"type": "integer", "minimum": 0, "maximum": 100}}), &["n"])},
+         "inputSchema": object(json!({"n": {"type": "integer", "minimum": 0, "maximum": 100},
+                                      "delay_ms": {"type": "integer", "minimum": 0, "maximum": 60000}}), &["n"])},
     ]})
 }
 
@@ -209,8 +262,8 @@ fn limits_give_clean_errors() {
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
         "x".repeat(70_000)
     );
-    // Progress notifications that cannot all fit in the outbox: those that fit go out,
-    // then -32603.
+    // Progress notifications that fill the outbox many times over: each waits for
+    // room (the writer drains it), so all of them go out, then the result.
     let token = "t".repeat(1000);
     let countdown = format!(
         r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"countdown","arguments":{{"n":100}},"_meta":{{"progressToken":"{token}"}}}}}}"#
@@ -227,15 +280,75 @@ fn limits_give_clean_errors() {
     assert_eq!(got[0]["id"], Value::Null);
     assert_eq!(got[1], json!({"jsonrpc": "2.0", "result": {}, "id": 2}));
     let progress = &got[2..got.len() - 1];
-    assert!(
-        !progress.is_empty() && progress.len() < 100,
-        "{}",
-        progress.len()
-    );
-    assert!(progress
-        .iter()
-        .all(|p| p["params"]["progressToken"] == token.as_str()));
+    assert_eq!(progress.len(), 100);
+    for (i, p) in progress.iter().enumerate() {
+        assert_eq!(p["params"]["progressToken"], token.as_str());
+        assert_eq!(p["params"]["progress"], i + 1);
+    }
     let last = &got[got.len() - 1];
-    assert_eq!(last["error"]["code"], -32603, "{last}");
-    assert_eq!(last["id"], 3);
+    assert_eq!(
+        last,
+        &json!({"jsonrpc": "2.0", "result": text_result("done"), "id": 3})
+    );
+}
+
+#[test]
+fn a_ping_is_answered_during_a_countdown_and_a_cancelled_countdown_is_not() {
+    // The example's own memory and runtime: eight slots, tokio's timer. The countdown
+    // waits a minute between steps; the test never waits for it: the ping's reply is
+    // read first, then the countdown is cancelled, and the input ends.
+    big_stack(|| {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let mut memory = Memory::new();
+            let Memory { slots, outbox, framer, chunk } = &mut *memory;
+            let (client, server) = tokio::io::duplex(64 * 1024);
+            let (server_r, server_w) = tokio::io::split(server);
+            let (mut client_r, mut client_w) = tokio::io::split(client);
+            let (mut r, mut w) = (jsonrpc_slice::tokio::Io(server_r), jsonrpc_slice::tokio::Io(server_w));
+            let serve = SERVER.serve(&Mcp, framer, slots, outbox, chunk, &mut r, &mut w);
+            let client = async {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut got = Vec::new();
+                let mut buf = [0u8; 4096];
+                let line = |got: &mut Vec<u8>| {
+                    let end = got.iter().position(|&b| b == b'\n')?;
+                    let l: Vec<u8> = got.drain(..=end).collect();
+                    Some(serde_json::from_slice::<Value>(&l).unwrap())
+                };
+                client_w.write_all(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"countdown","arguments":{"n":3,"delay_ms":60000},"_meta":{"progressToken":"p"}}}
+{"jsonrpc":"2.0","id":2,"method":"ping"}
+"#).await.unwrap();
+                let first = loop {
+                    if let Some(v) = line(&mut got) {
+                        break v;
+                    }
+                    let n = client_r.read(&mut buf).await.unwrap();
+                    got.extend_from_slice(&buf[..n]);
+                };
+                assert_eq!(first, json!({"jsonrpc": "2.0", "result": {}, "id": 2}));
+                client_w.write_all(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"test"}}
+{"jsonrpc":"2.0","id":3,"method":"ping"}
+"#).await.unwrap();
+                let second = loop {
+                    if let Some(v) = line(&mut got) {
+                        break v;
+                    }
+                    let n = client_r.read(&mut buf).await.unwrap();
+                    got.extend_from_slice(&buf[..n]);
+                };
+                assert_eq!(second, json!({"jsonrpc": "2.0", "result": {}, "id": 3}));
+                client_w.shutdown().await.unwrap();
+                got
+            };
+            let (served, rest) = tokio::join!(serve, client);
+            assert!(served.is_ok());
+            // The loop ended with its input: the cancelled countdown never answered.
+            assert!(rest.is_empty(), "{}", String::from_utf8_lossy(&rest));
+            let _ = poll_fn(|_| Poll::Ready(())).await;
+        });
+    });
 }

@@ -86,10 +86,11 @@ def raw_checks():
 
     asked = HANDSHAKE_VERSIONS + ["2026-07-28", "1.0"]
     status, replies, out, err = raw([init(v) for v in asked])
-    got = [r.get("result", {}).get("protocolVersion") for r in replies]
-    want = HANDSHAKE_VERSIONS + ["2025-11-25", "2025-11-25"]
+    # Replies may come in any order (several requests are in flight): matched by id.
+    got = {r["id"]: r.get("result", {}).get("protocolVersion") for r in replies}
+    want = dict(zip(asked, HANDSHAKE_VERSIONS + ["2025-11-25", "2025-11-25"]))
     check("initialize: each known protocolVersion is answered as asked, any other with 2025-11-25",
-          got == want and [r["id"] for r in replies] == asked, f"got {got}")
+          got == want and len(replies) == len(asked), f"got {got}")
     status, replies, out, err = raw([{"jsonrpc": "2.0", "id": 1, "method": "initialize"}])
     check("initialize: params absent is answered with 2025-11-25",
           replies and replies[0].get("result", {}).get("protocolVersion") == "2025-11-25", out)
@@ -100,7 +101,7 @@ def raw_checks():
         init("2025-11-25"),
         n("notifications/initialized"),
         r(1, "ping"),
-        n("notifications/cancelled", requestId=1, reason="test"),
+        n("notifications/cancelled", requestId=99, reason="never sent"),
         n("notifications/no-such-thing", x=1),
         n("no-such-method"),
         n("ping"),
@@ -109,15 +110,16 @@ def raw_checks():
         r(3, "resources/list"),
     ]
     status, replies, out, err = raw(session)
-    ids = [m.get("id") for m in replies]
+    ids = sorted(json.dumps(m.get("id")) for m in replies)
+    by_id = {json.dumps(m.get("id")): m for m in replies}
     check("notifications (initialized, cancelled, unknown ones, known methods sent as notifications) "
           "get no reply and start no progress",
-          ids == ["2025-11-25", 1, "two", 3], f"replies: {out}")
+          ids == sorted(json.dumps(i) for i in ["2025-11-25", 1, "two", 3]), f"replies: {out}")
     check("ping and tools/list with params absent are answered ({} and the tools)",
-          len(replies) == 4 and replies[1].get("result") == {}
-          and len(replies[2].get("result", {}).get("tools", [])) == 3, out)
+          len(replies) == 4 and by_id.get("1", {}).get("result") == {}
+          and len(by_id.get('"two"', {}).get("result", {}).get("tools", [])) == 3, out)
     check("an unknown request gets -32601",
-          len(replies) == 4 and replies[3].get("error", {}).get("code") == -32601, out)
+          len(replies) == 4 and by_id.get("3", {}).get("error", {}).get("code") == -32601, out)
     check("stdout holds one JSON-RPC 2.0 message per line and nothing else; logs go to stderr",
           status == 0 and out.endswith("\n") and all(m.get("jsonrpc") == "2.0" for m in replies)
           and "mcp-server" in err and "mcp-server" not in out,
@@ -164,6 +166,8 @@ async def sdk_checks():
                 and tools["echo"].input_schema["properties"] == {"text": {"type": "string"}}
                 and tools["countdown"].input_schema["properties"]["n"]
                 == {"type": "integer", "minimum": 0, "maximum": 100}
+                and tools["countdown"].input_schema["properties"]["delay_ms"]
+                == {"type": "integer", "minimum": 0, "maximum": 60000}
                 and all(t.input_schema["type"] == "object" for t in listed.tools)
                 and listed.next_cursor is None
             )
@@ -227,6 +231,39 @@ async def sdk_checks():
             check("countdown: n = 0 sends no progress; no token, no progress; n = 101 is isError naming n",
                   progress == [] and text_of(res) == "done" and text_of(res_none) == "done"
                   and res_big.is_error and "`n`" in text_of(res_big), (progress, text_of(res_big)))
+
+            # Requests in flight: a ping sent while a slow countdown runs (50 steps of
+            # 200 ms) is answered while it still runs; the countdown, abandoned, makes the
+            # SDK send notifications/cancelled, and the server never answers it (a reply
+            # would reach the SDK as a response to no request: see `Complaints`).
+            steps = []
+            first_step = anyio.Event()
+
+            async def on_step(p, total, message):
+                steps.append(p)
+                first_step.set()
+
+            outcome = {}
+
+            async def slow(scope):
+                with scope:
+                    outcome["result"] = await session.call_tool(
+                        "countdown", {"n": 50, "delay_ms": 200}, progress_callback=on_step)
+
+            scope = anyio.CancelScope()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(slow, scope)
+                with anyio.fail_after(TIMEOUT):
+                    await first_step.wait()
+                    pong = await session.send_ping()
+                check("a ping sent during a slow countdown is answered while the countdown runs",
+                      isinstance(pong, types.EmptyResult) and "result" not in outcome and len(steps) < 50,
+                      (pong, outcome, steps))
+                scope.cancel()
+            with anyio.fail_after(TIMEOUT):
+                await session.send_ping()
+            check("the cancelled countdown stopped: no result, no further progress",
+                  "result" not in outcome and len(steps) < 50, (outcome, steps))
 
             try:
                 res = await call("no_such_tool", {})
