@@ -189,9 +189,15 @@ pub mod std_io;
 pub mod tokio;
 pub mod write;
 
-/// The README's Rust examples, compiled and run as doctests (they use `serde` and
-/// `std`).
-#[cfg(all(doctest, feature = "serde", feature = "std"))]
+/// The README's Rust examples, compiled and run as doctests (they use `serde`, `std`,
+/// `concurrent` and `embedded-io-async`).
+#[cfg(all(
+    doctest,
+    feature = "serde",
+    feature = "std",
+    feature = "concurrent",
+    feature = "embedded-io-async"
+))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
