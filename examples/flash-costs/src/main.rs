@@ -1,0 +1,147 @@
+//! One loop, a variant per feature (see flash-costs.sh): reads bytes from a UART
+//! register, cuts frames, and writes an answer back. The baseline (no feature) cuts
+//! frames at `0x00` and echoes them; each feature replaces one step with the
+//! library's, so the difference in flash is that feature's cost.
+//!
+//! - `cobs`: `frame::cobs::CobsAccumulator` decodes, `FramedReply::pieces` encodes
+//!   (no check: its CRC code is still linked, the check being chosen at run time);
+//! - `cobs-crc32`: the same with `Check::Crc32`;
+//! - `typed`: the frame decoded into a two-field struct (`RawJson::decode`), the
+//!   error answered with `Reason::message`;
+//! - `typed-fmt`: the error answered with its `Display` (the field named) through
+//!   `core::fmt`;
+//! - `typed-into`: the same message through `DecodeError::message_into`, without
+//!   `core::fmt`.
+#![no_std]
+#![no_main]
+
+use core::ptr::{read_volatile, write_volatile};
+
+/// A UART data register (the LM3S6965's UART0; the program is measured, not run).
+const UART: *mut u8 = 0x4000_C000 as *mut u8;
+
+fn rx() -> u8 {
+    // SAFETY: a device register; the program is only measured, never run.
+    unsafe { read_volatile(UART) }
+}
+
+fn tx(bytes: &[u8]) {
+    for &b in bytes {
+        // SAFETY: as for `rx`.
+        unsafe { write_volatile(UART, b) }
+    }
+}
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    loop {}
+}
+
+#[cfg(feature = "typed")]
+#[derive(serde::Deserialize)]
+struct Sub {
+    minuend: i64,
+    subtrahend: i64,
+}
+
+#[cfg(feature = "typed-fmt")]
+struct Buf<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+}
+
+#[cfg(feature = "typed-fmt")]
+impl core::fmt::Write for Buf<'_> {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let end = self.len + s.len();
+        let dst = self.buf.get_mut(self.len..end).ok_or(core::fmt::Error)?;
+        dst.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// The answer to one frame.
+#[cfg(feature = "typed")]
+fn answer(frame: &[u8]) {
+    let Ok(v) = jsonrpc_slice::RawJson::new(frame) else {
+        return tx(b"parse error");
+    };
+    match v.decode::<Sub>() {
+        Ok(s) => tx(&(s.minuend.wrapping_sub(s.subtrahend)).to_le_bytes()),
+        Err(e) => {
+            #[allow(unused_mut, unused_variables)]
+            let mut out = [0u8; 96];
+            #[cfg(not(any(feature = "typed-fmt", feature = "typed-into")))]
+            let message = e.reason().message().as_bytes();
+            #[cfg(feature = "typed-fmt")]
+            let message = {
+                let mut w = Buf {
+                    buf: &mut out,
+                    len: 0,
+                };
+                let _ = core::fmt::write(&mut w, format_args!("{e}"));
+                let len = w.len;
+                out.get(..len).unwrap_or(&[])
+            };
+            #[cfg(feature = "typed-into")]
+            let message = e.message_into(&mut out).as_bytes();
+            tx(message);
+        }
+    }
+}
+
+#[cfg(not(feature = "typed"))]
+#[cfg_attr(feature = "cobs", allow(dead_code))]
+fn answer(frame: &[u8]) {
+    tx(frame);
+}
+
+static mut REPLY: [u8; 256] = [0; 256];
+
+#[no_mangle]
+pub extern "C" fn _start() -> ! {
+    #[cfg(feature = "cobs")]
+    {
+        use jsonrpc_slice::frame::cobs::{Check, CobsAccumulator};
+        use jsonrpc_slice::frame::{frame_message, FeedResult};
+        let check = if cfg!(feature = "cobs-crc32") {
+            Check::Crc32
+        } else {
+            Check::None
+        };
+        let mut acc = CobsAccumulator::<256>::with_check(check);
+        loop {
+            if let FeedResult::Frame { frame, .. } = acc.feed(&[rx()]) {
+                // SAFETY: the one reference to REPLY, in this loop.
+                let reply = unsafe { &mut *core::ptr::addr_of_mut!(REPLY) };
+                let n = frame.len().min(reply.len());
+                reply[..n].copy_from_slice(&frame[..n]);
+                for piece in frame_message(&acc, &reply[..n]).pieces() {
+                    tx(piece);
+                }
+            }
+        }
+    }
+    #[cfg(not(feature = "cobs"))]
+    {
+        let mut frame = [0u8; 256];
+        let mut n = 0;
+        loop {
+            let b = rx();
+            if b != 0 {
+                if let Some(slot) = frame.get_mut(n) {
+                    *slot = b;
+                    n += 1;
+                }
+                continue;
+            }
+            // SAFETY: the one reference to REPLY, in this loop.
+            let reply = unsafe { &mut *core::ptr::addr_of_mut!(REPLY) };
+            reply[..n].copy_from_slice(&frame[..n]);
+            answer(&reply[..n]);
+            tx(&[0]);
+            n = 0;
+        }
+    }
+}
