@@ -27,6 +27,8 @@ ROWS=(
     "typed params: one struct of two integers, error as Reason::message|typed|baseline"
     "its error naming the field, through core::fmt (Display)|typed-fmt|typed"
     "its error naming the field, DecodeError::message_into (no core::fmt)|typed-into|typed"
+    "floats: ResultWriter::f64|float|baseline"
+    "floats: ryu 1 (feature small) instead, for comparison|float-ryu|baseline"
 )
 
 declare -A TEXT

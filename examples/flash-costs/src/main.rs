@@ -12,6 +12,10 @@
 //!   `core::fmt`;
 //! - `typed-into`: the same message through `DecodeError::message_into`, without
 //!   `core::fmt`.
+//! - `float`: the frame's eight bytes taken as an `f64`, written by
+//!   `ResultWriter::f64` (the shortest text that reads back, laid out from `core`'s
+//!   `{:e}` digits);
+//! - `float-ryu`: the same `f64` written by `ryu` (feature `small`) instead.
 #![no_std]
 #![no_main]
 
@@ -91,7 +95,32 @@ fn answer(frame: &[u8]) {
     }
 }
 
-#[cfg(not(feature = "typed"))]
+/// The frame's first eight bytes as an `f64`.
+#[cfg(any(feature = "float", feature = "float-ryu"))]
+fn float_of(frame: &[u8]) -> f64 {
+    let mut bytes = [0u8; 8];
+    for (b, f) in bytes.iter_mut().zip(frame) {
+        *b = *f;
+    }
+    f64::from_le_bytes(bytes)
+}
+
+#[cfg(feature = "float")]
+fn answer(frame: &[u8]) {
+    let mut out = [0u8; 32];
+    let mut w = jsonrpc_slice::ResultWriter::new(&mut out);
+    if w.f64(float_of(frame)).is_ok() {
+        tx(w.into_written());
+    }
+}
+
+#[cfg(feature = "float-ryu")]
+fn answer(frame: &[u8]) {
+    let mut buf = ryu::Buffer::new();
+    tx(buf.format(float_of(frame)).as_bytes());
+}
+
+#[cfg(not(any(feature = "typed", feature = "float", feature = "float-ryu")))]
 #[cfg_attr(feature = "cobs", allow(dead_code))]
 fn answer(frame: &[u8]) {
     tx(frame);
