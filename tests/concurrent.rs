@@ -1064,3 +1064,48 @@ fn over_tokio_streams() {
         assert!(text.contains("{\"jsonrpc\":\"2.0\",\"result\":null,\"id\":3}\n"), "{text}");
     });
 }
+
+#[test]
+fn memory_is_the_slots_buffers_and_a_little() {
+    use std::mem::size_of;
+    // A slot is its frame buffer, its reply buffer, and a few words of state.
+    let one = size_of::<Slots<1, 512, 512>>();
+    let eight = size_of::<Slots<8, 512, 512>>();
+    let per_slot = (eight - one) / 7;
+    assert_eq!((eight - one) % 7, 0);
+    assert!(
+        (1024..=1024 + 96).contains(&per_slot),
+        "{per_slot} bytes a slot"
+    );
+    // Beside the slots: the waiting and the held frame buffers.
+    assert!(one - per_slot >= 2 * 512 && one - per_slot <= 2 * 512 + 32);
+    // The loop's future holds N workers, each with its handler's future in place.
+    let app = App::new();
+    let outbox = SharedOutbox::<256>::new();
+    let mut framer = LineAccumulator::<512>::new();
+    let mut chunk = [0u8; 64];
+    let (input, output) = (Pipe::new(), Sink::new());
+    let (mut r, mut w) = (&input, &output);
+    let s1 = Slots::<1, 512, 512>::new();
+    let f1 = std::mem::size_of_val(&PLAIN.serve(
+        &app,
+        &mut framer,
+        &s1,
+        &outbox,
+        &mut chunk,
+        &mut r,
+        &mut w,
+    ));
+    let s8 = Slots::<8, 512, 512>::new();
+    let f8 = std::mem::size_of_val(&PLAIN.serve(
+        &app,
+        &mut framer,
+        &s8,
+        &outbox,
+        &mut chunk,
+        &mut r,
+        &mut w,
+    ));
+    println!("Slots: {per_slot} bytes a slot (512 + 512 buffers), {} fixed; future: {f1} bytes at N = 1, {f8} at N = 8 ({} a worker)", one - per_slot, (f8 - f1) / 7);
+    assert!(f8 > f1);
+}
