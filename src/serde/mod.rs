@@ -20,7 +20,8 @@
 //!   result to a [`Handler`](crate::Handler), with a [`DEFAULT_SCRATCH`]-byte scratch
 //!   buffer on the stack ([`typed_sized`], [`typed_with_scratch`] for others); the
 //!   [`typed_handler!`](crate::typed_handler) macro writes the whole handler from a
-//!   signature.
+//!   signature. [`typed_params`] decodes alone, with the same `-32602`, for async
+//!   handlers and for results that borrow the handler's locals.
 //!
 //! # Shapes
 //!
@@ -70,7 +71,9 @@ use crate::raw::{Kind, RawJson, RawStr};
 pub use de::MAX_DEPTH;
 pub use error::{At, DecodeError, Reason};
 pub use response::ResultError;
-pub use typed::{typed, typed_sized, typed_with_scratch, DEFAULT_SCRATCH};
+pub use typed::{
+    typed, typed_params, typed_params_sized, typed_sized, typed_with_scratch, DEFAULT_SCRATCH,
+};
 
 /// A value that may be a number or a string (an id, a hex quantity), read from a
 /// [`RawJson`] view without decoding it. (An untagged enum does the same through

@@ -120,6 +120,60 @@ fn decode_on_stack<'p, P: Deserialize<'p>, const SCRATCH: usize>(
     params.decode_with_scratch(&mut [0u8; SCRATCH])
 }
 
+/// Decodes a handler's params into `P`, for a handler that does the rest itself: an
+/// async one (which awaits between decoding and answering), or one whose result
+/// borrows its own locals (it writes it with [`ResultWriter::serialize`] before it
+/// returns). When the params do not fit `P`, the `-32602` naming the failing field is
+/// written, as [`typed`] writes it, and returned for the handler to return. Strings
+/// with escapes decode through a [`DEFAULT_SCRATCH`]-byte buffer on the stack, freed
+/// before this returns ([`typed_params_sized`] for another size).
+///
+/// ```
+/// use jsonrpc_slice::serde::typed_params;
+/// use jsonrpc_slice::{async_method_table, AsyncServer, Params, ResultWriter, RpcError};
+///
+/// #[derive(serde::Deserialize)]
+/// struct Find { text: String, word: String }
+///
+/// async fn find<'p>(_: &mut (), p: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+///     let args: Find = typed_params(p, out)?;
+///     let at = async { args.text.find(&args.word) }.await;
+///     // The result borrows a local: written before the handler returns.
+///     let found: Option<&str> = at.map(|i| &args.text[i..]);
+///     Ok(out.serialize(&found)?)
+/// }
+///
+/// async_method_table! { Methods<()> { "find" => find } }
+/// static SERVER: AsyncServer<(), Methods> = AsyncServer::new(Methods);
+/// # fn block_on<F: core::future::Future>(f: F) -> F::Output {
+/// #     let mut f = core::pin::pin!(f);
+/// #     let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
+/// #     loop { if let core::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+/// # }
+/// let mut out = [0u8; 256];
+/// let msg = br#"{"jsonrpc":"2.0","method":"find","params":{"text":"a \"b\" c","word":"c"},"id":1}"#;
+/// let reply = block_on(SERVER.handle(&mut (), msg, &mut out))?;
+/// assert_eq!(reply, br#"{"jsonrpc":"2.0","result":"c","id":1}"#);
+/// let msg = br#"{"jsonrpc":"2.0","method":"find","params":{"text":7,"word":"c"},"id":2}"#;
+/// let reply = block_on(SERVER.handle(&mut (), msg, &mut out))?;
+/// assert_eq!(reply, br#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params: field `text`: expected a string","data":"text"},"id":2}"#);
+/// # Ok::<(), jsonrpc_slice::OutputTooSmall>(())
+/// ```
+pub fn typed_params<'p, P: Deserialize<'p>>(
+    params: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<P, RpcError<'p>> {
+    typed_params_sized::<DEFAULT_SCRATCH, P>(params, out)
+}
+
+/// [`typed_params`] with a scratch buffer of `SCRATCH` bytes on the stack.
+pub fn typed_params_sized<'p, const SCRATCH: usize, P: Deserialize<'p>>(
+    params: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<P, RpcError<'p>> {
+    decode_on_stack::<P, SCRATCH>(params).map_err(|e| refuse(out, e))
+}
+
 /// [`typed`] with a scratch buffer of the caller's (a static one on a firmware, a
 /// large one on a host that takes whole documents).
 pub fn typed_with_scratch<'p, C, P, R, F>(
