@@ -16,6 +16,10 @@
 //!   `ResultWriter::f64` (the shortest text that reads back, laid out from `core`'s
 //!   `{:e}` digits);
 //! - `float-ryu`: the same `f64` written by `ryu` (feature `small`) instead.
+//! - `service`: the blocking serve loop (`service::Service`, newline framing) with a
+//!   sync `Server` of one method (`ping`), in place of the frame loop;
+//! - `concurrent-1`, `-4`, `-8`: the concurrent service (`service::concurrent`) with
+//!   1, 4 or 8 slots and the same method, async, on a busy-polling `block_on`.
 #![no_std]
 #![no_main]
 
@@ -121,15 +125,138 @@ fn answer(frame: &[u8]) {
 }
 
 #[cfg(not(any(feature = "typed", feature = "float", feature = "float-ryu")))]
-#[cfg_attr(feature = "cobs", allow(dead_code))]
+#[cfg_attr(
+    any(
+        feature = "cobs",
+        feature = "service",
+        feature = "concurrent-1",
+        feature = "concurrent-4",
+        feature = "concurrent-8"
+    ),
+    allow(dead_code)
+)]
 fn answer(frame: &[u8]) {
     tx(frame);
 }
 
+#[cfg_attr(
+    any(
+        feature = "service",
+        feature = "concurrent-1",
+        feature = "concurrent-4",
+        feature = "concurrent-8"
+    ),
+    allow(dead_code)
+)]
 static mut REPLY: [u8; 256] = [0; 256];
+
+#[cfg(feature = "service")]
+mod serve {
+    use jsonrpc_slice::frame::newline::LineAccumulator;
+    use jsonrpc_slice::service::Service;
+    use jsonrpc_slice::{method_table, Params, RawJson, ResultWriter, RpcError, Server};
+
+    fn ping<'p>(_: &mut (), _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+        Ok(out.raw(RawJson::NULL)?)
+    }
+
+    static SERVER: Server<()> = Server::new(method_table! { "ping" => ping });
+
+    pub fn run() -> ! {
+        let mut framer = LineAccumulator::<256>::new();
+        let (mut chunk, mut output) = ([0u8; 1], [0u8; 256]);
+        let mut service = Service::new(&SERVER, &mut framer, &mut chunk, &mut output);
+        loop {
+            while let Some(reply) = service.next(&mut ()) {
+                for piece in reply.pieces() {
+                    super::tx(piece);
+                }
+            }
+            if let Some(b) = service.input_buffer().first_mut() {
+                *b = super::rx();
+                service.received(1);
+            }
+        }
+    }
+}
+
+#[cfg(any(feature = "concurrent-1", feature = "concurrent-4", feature = "concurrent-8"))]
+mod serve {
+    use core::future::Future;
+    use core::task::{Context, Poll, Waker};
+
+    use jsonrpc_slice::frame::newline::LineAccumulator;
+    use jsonrpc_slice::outbox::SharedOutbox;
+    use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer, Read, Slots, Write};
+    use jsonrpc_slice::{async_method_table, Params, RawJson, ResultWriter, RpcError};
+
+    const N: usize = if cfg!(feature = "concurrent-8") {
+        8
+    } else if cfg!(feature = "concurrent-4") {
+        4
+    } else {
+        1
+    };
+
+    async fn ping<'p>(_: &mut Call<'_, ()>, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+        Ok(out.raw(RawJson::NULL)?)
+    }
+
+    async_method_table! { Methods<'c, Call<'c, ()>> { "ping" => ping } }
+    static SERVER: ConcurrentServer<Methods> = ConcurrentServer::new(Methods);
+
+    struct Uart;
+
+    impl Read for Uart {
+        type Error = ();
+        async fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
+            match buf.first_mut() {
+                Some(b) => {
+                    *b = super::rx();
+                    Ok(1)
+                }
+                None => Ok(0),
+            }
+        }
+    }
+
+    impl Write for Uart {
+        type Error = ();
+        async fn write_all(&mut self, bytes: &[u8]) -> Result<(), ()> {
+            super::tx(bytes);
+            Ok(())
+        }
+        async fn flush(&mut self) -> Result<(), ()> {
+            Ok(())
+        }
+    }
+
+    pub fn run() -> ! {
+        let slots = Slots::<N, 256, 256>::new();
+        let outbox = SharedOutbox::<256>::new();
+        let mut framer = LineAccumulator::<256>::new();
+        let mut chunk = [0u8; 1];
+        let (mut r, mut w) = (Uart, Uart);
+        let serve = SERVER.serve(&(), &mut framer, &slots, &outbox, &mut chunk, &mut r, &mut w);
+        let mut serve = core::pin::pin!(serve);
+        let mut cx = Context::from_waker(Waker::noop());
+        loop {
+            if let Poll::Ready(_) = serve.as_mut().poll(&mut cx) {
+                loop {}
+            }
+        }
+    }
+}
 
 #[no_mangle]
 pub extern "C" fn _start() -> ! {
+    #[cfg(any(
+        feature = "service",
+        feature = "concurrent-1",
+        feature = "concurrent-4",
+        feature = "concurrent-8"
+    ))]
+    serve::run();
     #[cfg(feature = "cobs")]
     {
         use jsonrpc_slice::frame::cobs::{Check, CobsAccumulator};
@@ -152,7 +279,13 @@ pub extern "C" fn _start() -> ! {
             }
         }
     }
-    #[cfg(not(feature = "cobs"))]
+    #[cfg(not(any(
+        feature = "cobs",
+        feature = "service",
+        feature = "concurrent-1",
+        feature = "concurrent-4",
+        feature = "concurrent-8"
+    )))]
     {
         let mut frame = [0u8; 256];
         let mut n = 0;
