@@ -3,6 +3,11 @@
 //! that each transport (`std_io`, `embedded_io`, or a loop of yours)
 //! is only a read and a write around it.
 //!
+//! A [`Service`] takes one message at a time: a handler runs to its end before the
+//! next message is read (an [`AsyncService`] awaits it). Where calls must be answered
+//! while a handler waits, or cancelled, use the concurrent service
+//! (`service::concurrent`, feature `concurrent`): several in flight, no allocation.
+//!
 //! A [`Service`] holds the [`Server`], a framer and two buffers (the chunk a read
 //! fills, the output a reply is written into), and optionally:
 //!

@@ -40,6 +40,12 @@ impl core::error::Error for OutputTooSmall {}
 
 /// A JSON-RPC 2.0 server: a method table and the limits it applies.
 ///
+/// Its handlers run one at a time, each to its end before the next message is read:
+/// the loops that serve it ([`Service`](crate::service::Service)) answer messages in
+/// order. For handlers that wait (a sensor, a peer, a long tool) while other calls
+/// are answered, and for cancellation, use the concurrent service
+/// (`service::concurrent`, feature `concurrent`).
+///
 /// ```
 /// use jsonrpc_slice::{demo, Server};
 ///
