@@ -1109,3 +1109,82 @@ fn memory_is_the_slots_buffers_and_a_little() {
     println!("Slots: {per_slot} bytes a slot (512 + 512 buffers), {} fixed; future: {f1} bytes at N = 1, {f8} at N = 8 ({} a worker)", one - per_slot, (f8 - f1) / 7);
     assert!(f8 > f1);
 }
+
+#[cfg(feature = "serde")]
+mod typed_async {
+    //! The typed adapter in an async handler of the concurrent service: decoded, an
+    //! await, then a result that borrows a local buffer; a mismatch is the -32602 that
+    //! names the field. No allocation.
+    use super::*;
+    use jsonrpc_slice::serde::typed_params;
+
+    #[derive(serde::Deserialize)]
+    struct Greet<'a> {
+        name: &'a str,
+        times: u8,
+    }
+
+    async fn greet<'p>(
+        c: &mut Call<'_, ()>,
+        p: Params<'p>,
+        out: &mut ResultWriter<'_>,
+    ) -> Result<(), RpcError<'p>> {
+        let args: Greet<'_> = typed_params(p, out)?;
+        c.notify("greeting", |w| w.begin_array().and_then(|()| w.end()))
+            .await?;
+        // A result that borrows the handler's own buffer.
+        let mut buf = [0u8; 64];
+        let mut len = 0;
+        for _ in 0..args.times {
+            for &b in args.name.as_bytes() {
+                if let Some(slot) = buf.get_mut(len) {
+                    *slot = b;
+                    len += 1;
+                }
+            }
+        }
+        let text: &str = std::str::from_utf8(&buf[..len]).map_err(|_| RpcError::internal())?;
+        Ok(out.serialize(&text)?)
+    }
+
+    async_method_table! { Typed<'c, Call<'c, ()>> { "greet" => greet } }
+    static TYPED: ConcurrentServer<Typed> = ConcurrentServer::new(Typed);
+
+    #[test]
+    fn typed_params_in_an_async_handler() {
+        let input = Pipe::new();
+        let output = Sink::new();
+        let slots = Slots::<2, 512, 512>::new();
+        let outbox = SharedOutbox::<256>::new();
+        let mut framer = LineAccumulator::<512>::new();
+        let mut chunk = [0u8; 256];
+        let exec = Executor::new();
+        let ((), allocations) = counting(|| {
+            let (mut r, mut w) = (&input, &output);
+            let mut serve = pin!(TYPED.serve(
+                &(),
+                &mut framer,
+                &slots,
+                &outbox,
+                &mut chunk,
+                &mut r,
+                &mut w
+            ));
+            input.send(
+                br#"{"jsonrpc":"2.0","method":"greet","params":{"name":"ab","times":3},"id":1}"#,
+            );
+            input.send(
+                br#"{"jsonrpc":"2.0","method":"greet","params":{"name":"ab","times":"3"},"id":2}"#,
+            );
+            input.closed.set(true);
+            assert_eq!(exec.stall(serve.as_mut()), Some(Ok(())));
+        });
+        assert_eq!(allocations, 0);
+        assert!(output.has(br#"{"jsonrpc":"2.0","method":"greeting","params":[]}"#));
+        assert!(output.has(br#"{"jsonrpc":"2.0","result":"ababab","id":1}"#));
+        assert!(output.has(
+            br#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params: field `times`: expected an integer","data":"times"},"id":2}"#
+        ));
+        assert_eq!(output.lines(), 3);
+    }
+}
