@@ -17,10 +17,16 @@
 //!
 //! Memory: the framer (frames up to 8 MiB) and the outbox live in `static`s, the read
 //! and reply buffers are allocated once at start-up. The open documents are this
-//! server's own storage: `didOpen` allocates the uri and the text, `didChange` reuses
-//! the text's buffer (it reallocates only when the text outgrows it), `didClose` frees
-//! them. Nothing else allocates per message (`tests/lsp_server.rs` counts).
+//! server's own storage: `didOpen` allocates the uri, the text and its line starts,
+//! `didChange` reuses the text's and the line starts' buffers (they reallocate only
+//! when the text outgrows them), `didClose` frees them. Nothing else allocates per
+//! message (`tests/lsp_server.rs` counts).
+//!
+//! Time: the documents are indexed by uri and keep where each of their lines starts,
+//! so a hover costs the length of its line, not of its document or of the number of
+//! documents open.
 
+use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -65,8 +71,12 @@ struct Lsp {
     utf8: bool,
     /// The exit code, once `exit` came.
     exit: Option<u8>,
-    /// The open documents: uri and text.
-    docs: Vec<(String, String)>,
+    /// The open documents, by uri (decoded).
+    docs: HashMap<Box<str>, Doc>,
+    /// Where a received uri is decoded when it holds escapes, to look it up: as long
+    /// as the longest uri opened (a uri never decodes longer than it is sent), so a
+    /// longer one is no open document's.
+    key: Vec<u8>,
     outbox: MutexGuard<'static, Outbox<OUTBOX>>,
 }
 
@@ -83,13 +93,28 @@ impl Lsp {
             _ => Ok(()),
         }
     }
+}
 
-    fn doc(&self, uri: RawStr<'_>) -> Option<&str> {
-        self.docs
-            .iter()
-            .find(|(u, _)| uri.eq_str(u))
-            .map(|(_, text)| text.as_str())
+/// An open document.
+#[derive(Default)]
+struct Doc {
+    text: String,
+    /// The byte offset where each line of `text` starts (the first is 0).
+    lines: Vec<usize>,
+}
+
+impl Doc {
+    /// Line `n` of the text, without its end, or `None` past the last line.
+    fn line(&self, n: usize) -> Option<&str> {
+        let rest = self.text.get(*self.lines.get(n)?..)?;
+        Some(rest.find(['\r', '\n']).map_or(rest, |end| &rest[..end]))
     }
+}
+
+/// `uri` decoded, to look it up in the documents: in `key` if it holds escapes. `None`
+/// when it is longer than `key` or not UTF-8 once decoded: no document is open under it.
+fn decoded<'k>(key: &'k mut [u8], uri: RawStr<'k>) -> Option<&'k str> {
+    uri.as_plain_str().or_else(|| uri.unescape_into(key))
 }
 
 type Reply<'p> = Result<(), RpcError<'p>>;
@@ -152,8 +177,17 @@ fn did_open<'p>(lsp: &mut Lsp, p: Params<'p>, _: &mut ResultWriter<'_>) -> Reply
         string(p.get("textDocument"), "uri")?,
         string(p.get("textDocument"), "text")?,
     );
-    if lsp.doc(uri).is_none() {
-        lsp.docs.push((uri.to_string(), String::new()));
+    // Room to decode any uri as long as this one (and at least 256 bytes: most uris
+    // fit, so the buffer is allocated once).
+    let len = uri.as_raw().len();
+    if lsp.key.len() < len {
+        lsp.key.resize(len.max(256), 0);
+    }
+    let Some(key) = decoded(&mut lsp.key, uri) else {
+        return Ok(()); // Not UTF-8 once decoded: no document can be found under it.
+    };
+    if !lsp.docs.contains_key(key) {
+        lsp.docs.insert(key.into(), Doc::default());
     }
     update(lsp, uri, text)
 }
@@ -169,17 +203,19 @@ fn did_change<'p>(lsp: &mut Lsp, p: Params<'p>, _: &mut ResultWriter<'_>) -> Rep
 fn did_close<'p>(lsp: &mut Lsp, p: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
     lsp.ready()?;
     let uri = string(p.get("textDocument"), "uri")?;
-    lsp.docs.retain(|(u, _)| !uri.eq_str(u));
+    if let Some(key) = decoded(&mut lsp.key, uri) {
+        lsp.docs.remove(key);
+    }
     publish(&mut lsp.outbox, uri, "", lsp.utf8);
     Ok(())
 }
 
 /// Decodes `text` into the open document `uri`'s buffer, and publishes its TODOs.
 fn update<'p>(lsp: &mut Lsp, uri: RawStr<'p>, text: RawStr<'p>) -> Reply<'p> {
-    let Some((_, doc)) = lsp.docs.iter_mut().find(|(u, _)| uri.eq_str(u)) else {
+    let Some(doc) = decoded(&mut lsp.key, uri).and_then(|key| lsp.docs.get_mut(key)) else {
         return Ok(()); // Not open: ignored.
     };
-    let mut buf = std::mem::take(doc).into_bytes();
+    let mut buf = std::mem::take(&mut doc.text).into_bytes();
     // Decoded, a JSON string is never longer than as sent.
     buf.resize(text.as_raw().len(), 0);
     let len = text
@@ -187,8 +223,9 @@ fn update<'p>(lsp: &mut Lsp, uri: RawStr<'p>, text: RawStr<'p>) -> Reply<'p> {
         .map(str::len)
         .ok_or(RpcError::invalid_params())?;
     buf.truncate(len);
-    *doc = String::from_utf8(buf).map_err(|_| RpcError::invalid_params())?;
-    publish(&mut lsp.outbox, uri, doc, lsp.utf8);
+    doc.text = String::from_utf8(buf).map_err(|_| RpcError::invalid_params())?;
+    line_starts(&doc.text, &mut doc.lines);
+    publish(&mut lsp.outbox, uri, &doc.text, lsp.utf8);
     Ok(())
 }
 
@@ -271,6 +308,26 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// Where each line of `text` starts, into `starts` (its buffer reused): the lines of
+/// [`lines`].
+fn line_starts(text: &str, starts: &mut Vec<usize>) {
+    starts.clear();
+    starts.push(0);
+    // Byte by byte: a line end is ASCII, never inside a character, and searching for
+    // a `[char; 2]` pattern decodes every character first.
+    let bytes = text.as_bytes();
+    for (at, &b) in bytes.iter().enumerate() {
+        let end = match b {
+            b'\n' => true,
+            b'\r' => bytes.get(at + 1) != Some(&b'\n'),
+            _ => false,
+        };
+        if end {
+            starts.push(at + 1);
+        }
+    }
+}
+
 /// The length of `s` in the negotiated encoding: bytes, or UTF-16 code units.
 fn width(s: &str, utf8: bool) -> usize {
     if utf8 {
@@ -307,14 +364,14 @@ fn hover<'p>(lsp: &mut Lsp, p: Params<'p>, out: &mut ResultWriter<'_>) -> Reply<
     };
     let (line, character) = (position("line")? as usize, position("character")? as usize);
     let utf8 = lsp.utf8;
-    let Some(text) = lsp.doc(uri) else {
+    let Some(doc) = decoded(&mut lsp.key, uri).and_then(|key| lsp.docs.get(key)) else {
         return Err(out.error(
             code::INVALID_PARAMS,
             format_args!("document not open: {uri}"),
         )?);
     };
     // The character at the position must be a word's; the word is the run around it.
-    let Some(text) = lines(text).nth(line) else {
+    let Some(text) = doc.line(line) else {
         return Ok(());
     };
     let mut col = 0;
@@ -359,7 +416,8 @@ pub(crate) fn run(input: &mut impl Read, output: &mut impl Write) -> io::Result<
         shut_down: false,
         utf8: false,
         exit: None,
-        docs: Vec::new(),
+        docs: HashMap::new(),
+        key: Vec::new(),
         outbox: OUTBOX_BUF.lock().unwrap_or_else(PoisonError::into_inner),
     };
     let mut service = Service::new(&SERVER, &mut *framer, &mut chunk, &mut reply)

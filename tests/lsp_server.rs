@@ -181,8 +181,10 @@ fn open_and_close_allocate_the_documents_only() {
         .map(|m| m["params"]["diagnostics"].as_array().unwrap().len())
         .collect::<Vec<_>>();
     assert_eq!(closed, [3, 0], "published on open, emptied on close");
-    // didOpen: the uri and the text (2 allocations); didClose frees them (2).
-    assert_eq!(allocations_20 - allocations_0, 20 * 4);
+    // didOpen: the uri, the text and its line starts (3 allocations); didClose frees
+    // them (3). The index of documents and the buffer that decodes uris are allocated
+    // in the base session already (it opens a document too), and reused.
+    assert_eq!(allocations_20 - allocations_0, 20 * 6);
 }
 
 #[test]
@@ -214,4 +216,59 @@ fn more_todos_than_the_outbox_holds_publishes_the_first_ones() {
     }
     // The session went on: shutdown answered, exit 0.
     assert_eq!(replies(&messages, 2)[0]["result"], Value::Null);
+}
+
+#[test]
+fn hovers_find_their_line_and_their_document() {
+    // Lines ended by `\n`, `\r\n` and `\r`, an empty line, and a last line ended too.
+    let text = r#""one\ntwo\r\nthree\rfour\n\nsix_6 w\u00e9\n""#;
+    let close = |uri: &str| {
+        notify(
+            "textDocument/didClose",
+            &format!(r#"{{"textDocument":{{"uri":"{uri}"}}}}"#),
+        )
+    };
+    let mut middle: Vec<Vec<u8>> = (0..50)
+        .map(|i| open(&format!("file:///other{i}.txt"), r#""other""#))
+        .collect();
+    // Opened with escapes, looked up without them and with others.
+    middle.push(open(r"file:\/\/\/lines.txt", text));
+    let plain = "file:///lines.txt";
+    let escaped = r"\u0066ile:///lines\u002etxt";
+    for (id, line, character) in [(10, 0, 1), (11, 1, 0), (12, 2, 4), (13, 3, 3)] {
+        middle.push(hover(id, plain, line, character));
+    }
+    middle.push(hover(14, escaped, 4, 0)); // The empty line.
+    middle.push(hover(15, escaped, 5, 7)); // `é`, one UTF-16 unit.
+    middle.push(hover(16, plain, 6, 0)); // After the last line end: an empty line.
+    middle.push(hover(17, plain, 7, 0)); // Past the last line.
+    middle.push(hover(18, "file:///other49.txt", 0, 0));
+    middle.push(close(escaped));
+    middle.push(hover(19, plain, 0, 0));
+    middle.push(hover(20, "file:///other7.txt", 0, 0));
+    let (code, messages, _) = run(&session(&middle));
+    assert_eq!(code, 0);
+    let word = |id: u64| {
+        let r = &replies(&messages, id)[0]["result"];
+        let range = &r["range"];
+        (
+            r["contents"]["value"].as_str().map(str::to_owned),
+            range["start"]["line"].as_u64(),
+            range["start"]["character"].as_u64(),
+            range["end"]["character"].as_u64(),
+        )
+    };
+    let some =
+        |w: &str, line, start, end| (Some(format!("`{w}`")), Some(line), Some(start), Some(end));
+    assert_eq!(word(10), some("one", 0, 0, 3));
+    assert_eq!(word(11), some("two", 1, 0, 3));
+    assert_eq!(word(12), some("three", 2, 0, 5));
+    assert_eq!(word(13), some("four", 3, 0, 4));
+    assert_eq!(word(15), some("wé", 5, 6, 8));
+    assert_eq!(word(18), some("other", 0, 0, 5));
+    assert_eq!(word(20), some("other", 0, 0, 5));
+    for id in [14, 16, 17] {
+        assert_eq!(replies(&messages, id)[0]["result"], Value::Null, "{id}");
+    }
+    assert_eq!(replies(&messages, 19)[0]["error"]["code"], -32602, "closed");
 }
