@@ -14,9 +14,10 @@
 //! - whether the server still answered afterwards (three clean probes after the
 //!   noise, each answered correctly).
 //!
-//! Seeded generator, a fixed number of frames: the same counts on every run. CI runs
-//! `a_noisy_link_at_one_rate` (the test suite); the README's table for several rates
-//! is printed by `cargo test --features std --test noisy_link -- --ignored --nocapture`.
+//! Seeded generator, a fixed number of frames: the same counts on every run. Both
+//! tests run with the suite: `a_noisy_link_at_one_rate`, and the README's table for
+//! several rates, each row checked, which
+//! `cargo test --features std --test noisy_link -- --nocapture` prints.
 
 use jsonrpc_slice::frame::cobs::{Check, CobsAccumulator};
 use jsonrpc_slice::frame::newline::LineAccumulator;
@@ -283,7 +284,6 @@ fn a_noisy_link_at_one_rate() {
 /// The README's table: every framing at several rates. Zero wrong results under
 /// COBS + CRC-32 at every rate, and the server answers after the noise at each.
 #[test]
-#[ignore = "prints the README's table: cargo test --test noisy_link -- --ignored --nocapture"]
 fn the_table_for_several_rates() {
     println!("| framing | faults per byte | corrupted frames | clean frames answered | clean frames lost | error replies | wrong results | answers after |");
     println!("|---|---|---|---|---|---|---|---|");
