@@ -53,16 +53,18 @@
 //!
 //! The reader and the writer are separate parts of the loop: the transport comes as
 //! a [`Read`] half and a [`Write`] half. The loop never drops a read it started (the
-//! reader awaits it whatever else happens), so a read need not be cancel-safe; it must
+//! reader awaits it whatever else happens, until the loop itself ends or a read or a
+//! write fails), so a read need not be cancel-safe; it must
 //! return 0 only at the end of the input. Once the input has ended and every slot is
 //! answered, `serve` returns; the requests a handler still awaits from the peer then
 //! fail with [`PeerError::Lost`].
 //!
-//! Everything the loop shares lives in `Cell`s and `RefCell`s that are borrowed only
-//! between two awaits of one part, or by a check that fails softly: nothing in the
-//! loop can panic, and the loop must be polled from one task (the types are not
-//! `Sync`). An application future that pushes events runs beside it in the same task
-//! (`join(serve, events)`).
+//! Everything the loop shares lives in `Cell`s and `RefCell`s. A `RefCell` is held
+//! across an await only by the part that owns it then (a worker its slot's buffers
+//! while its handlers run, the writer the outbox or a reply while it sends it); every
+//! other borrow is tried, and waits when it fails. Nothing in the loop can panic, and
+//! the loop must be polled from one task (the types are not `Sync`). An application
+//! future that pushes events runs beside it in the same task (`join(serve, events)`).
 
 use core::cell::{Cell, RefCell};
 use core::fmt;
