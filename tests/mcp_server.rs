@@ -13,9 +13,6 @@ mod counting;
 #[path = "../examples/mcp-server.rs"]
 mod mcp_server;
 
-use std::future::poll_fn;
-use std::task::Poll;
-
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::outbox::SharedOutbox;
 use jsonrpc_slice::service::concurrent::{Read, Slots, Write};
@@ -348,7 +345,6 @@ fn a_ping_is_answered_during_a_countdown_and_a_cancelled_countdown_is_not() {
             assert!(served.is_ok());
             // The loop ended with its input: the cancelled countdown never answered.
             assert!(rest.is_empty(), "{}", String::from_utf8_lossy(&rest));
-            let _ = poll_fn(|_| Poll::Ready(())).await;
         });
     });
 }

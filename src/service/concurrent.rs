@@ -436,12 +436,11 @@ impl<T> ConcurrentServer<T> {
                 return 0;
             }
         }
-        if let Some((len, place)) = hub.waiting.get() {
+        if let Some((_, place)) = hub.waiting.get() {
             let Ok(waiting) = slots.waiting.try_borrow() else {
                 return 0;
             };
             if let Some(mine) = id_at(&waiting[..], place).filter(|mine| same_id(*mine, id)) {
-                let _ = len;
                 let written = self.cancelled_reply(mine, own);
                 drop(waiting);
                 hub.waiting.set(None);
