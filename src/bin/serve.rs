@@ -16,7 +16,7 @@
 //!
 //! ```sh
 //! echo '{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}' \
-//!   | cargo run --release --example serve
+//!   | cargo run --release --features std
 //! ```
 //!
 //! The buffers are allocated once at start-up; no message allocates.
