@@ -212,6 +212,14 @@ impl<T> ConcurrentServer<T> {
         self
     }
 
+    /// The same server, telling `hook` of every call (see
+    /// [`CallHook`](crate::dispatch::CallHook)); the duration it is given includes the
+    /// handler's awaits, not the time the request waited for a slot.
+    pub const fn with_hook(mut self, hook: crate::dispatch::CallHook) -> Self {
+        self.base = self.base.with_hook(hook);
+        self
+    }
+
     /// The same server, cancelling requests as `cancellation` says.
     pub const fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
         self.cancellation = Some(cancellation);
