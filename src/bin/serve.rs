@@ -6,6 +6,8 @@
 //! cobs` reads and writes COBS-encoded frames each ended by one `0x00`; `--framing
 //! cobs-crc32` the same with the payload followed by its CRC-32/ISO-HDLC,
 //! little-endian, before encoding (a frame whose CRC fails is dropped, not answered).
+//! `--framing json` reads JSON messages written back to back with no delimiter (what
+//! Ethereum clients speak over IPC) and writes each reply followed by `\n`.
 //!
 //! Frames and replies up to 64 KiB, nesting depth 128. A longer frame gets `-32600`
 //! with `"id":null` and the next one is served normally; blank lines are skipped and a
@@ -26,6 +28,7 @@ use std::process::ExitCode;
 
 use jsonrpc_slice::frame::cobs::{Check, CobsAccumulator};
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
+use jsonrpc_slice::frame::json_stream::JsonStreamAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::frame::Framer;
 use jsonrpc_slice::service::Service;
@@ -38,13 +41,13 @@ const MAX_REPLY: usize = 64 * 1024;
 
 static SERVER: Server<()> = Server::new(demo::TABLE);
 
-const USAGE: &str = "usage: serve [--framing newline|content-length|cobs|cobs-crc32]";
+const USAGE: &str = "usage: serve [--framing newline|content-length|json|cobs|cobs-crc32]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let framing = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [] | ["--framing", "newline"] => "newline",
-        ["--framing", f @ ("content-length" | "cobs" | "cobs-crc32")] => f,
+        ["--framing", f @ ("content-length" | "json" | "cobs" | "cobs-crc32")] => f,
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
     };
     let mut framer: Box<dyn Framer> = match framing {
         "newline" => Box::new(LineAccumulator::<MAX_FRAME>::new()),
+        "json" => Box::new(JsonStreamAccumulator::<MAX_FRAME>::new()),
         "cobs" => Box::new(CobsAccumulator::<MAX_FRAME>::new()),
         "cobs-crc32" => Box::new(CobsAccumulator::<MAX_FRAME>::with_check(Check::Crc32)),
         _ => Box::new(ContentLengthAccumulator::<MAX_FRAME>::new()),
