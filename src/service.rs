@@ -104,6 +104,11 @@ struct Input<'b> {
 }
 
 impl Input<'_> {
+    /// There is something to feed: bytes read, or the end of the input not yet told.
+    fn has_more(&self) -> bool {
+        self.start < self.end || (self.ended && !self.finished)
+    }
+
     /// Feeds `framer` up to its next event (answering into `output` what is not a
     /// frame); once the input has ended and all of it was fed, tells the framer, once.
     /// `None`: nothing more until the next read (or ever, after the end).
