@@ -53,6 +53,7 @@ use crate::id::Id;
 use crate::limits::Limits;
 use crate::params::Params;
 use crate::raw::RawStr;
+use crate::scan::ScanError;
 use crate::write::{ResultWriter, WriteError};
 
 /// A table of async handlers: what [`async_method_table!`](crate::async_method_table) makes. Implement it by
@@ -224,8 +225,27 @@ pub(crate) async fn handle<'o, X, B, T: AsyncMethods<X>>(
     input: &[u8],
     output: &'o mut [u8],
 ) -> Result<&'o [u8], OutputTooSmall> {
+    handle_parsed(
+        table,
+        base,
+        ctx,
+        envelope::parse(input, base.limits()),
+        output,
+    )
+    .await
+}
+
+/// [`handle`] of a message already parsed (the concurrent service reads a message once,
+/// to know what it is, then answers it).
+pub(crate) async fn handle_parsed<'o, X, B, T: AsyncMethods<X>>(
+    table: &T,
+    base: &Server<B>,
+    ctx: &mut X,
+    parsed: Result<Envelope<'_>, ScanError>,
+    output: &'o mut [u8],
+) -> Result<&'o [u8], OutputTooSmall> {
     let mut w = ResultWriter::new(output);
-    let done = match envelope::parse(input, base.limits()) {
+    let done = match parsed {
         Err(e) => base
             .fail(&mut w, 0, Id::NULL, parse_failure(e.kind))
             .map(drop),

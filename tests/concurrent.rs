@@ -269,14 +269,20 @@ impl Read for &Pipe {
     }
 }
 
+/// What the server wrote: only what it flushed counts as sent (`bytes`).
 struct Sink {
     bytes: RefCell<Vec<u8>>,
+    /// Written and not flushed yet.
+    unflushed: RefCell<Vec<u8>>,
+    flushes: Cell<usize>,
 }
 
 impl Sink {
     fn new() -> Self {
         Self {
             bytes: RefCell::new(Vec::with_capacity(1 << 16)),
+            unflushed: RefCell::new(Vec::with_capacity(1 << 16)),
+            flushes: Cell::new(0),
         }
     }
 
@@ -304,7 +310,7 @@ impl Sink {
 impl Write for &Sink {
     type Error = ();
     async fn write_all(&mut self, bytes: &[u8]) -> Result<(), ()> {
-        let mut out = self.bytes.borrow_mut();
+        let mut out = self.unflushed.borrow_mut();
         assert!(
             out.len() + bytes.len() <= out.capacity(),
             "no allocation in the run"
@@ -313,6 +319,15 @@ impl Write for &Sink {
         Ok(())
     }
     async fn flush(&mut self) -> Result<(), ()> {
+        let mut out = self.bytes.borrow_mut();
+        let mut unflushed = self.unflushed.borrow_mut();
+        assert!(
+            out.len() + unflushed.len() <= out.capacity(),
+            "no allocation in the run"
+        );
+        out.extend_from_slice(&unflushed);
+        unflushed.clear();
+        self.flushes.set(self.flushes.get() + 1);
         Ok(())
     }
 }
@@ -933,6 +948,81 @@ fn check_random_order(items: &[Item], seed: u64, n: usize) {
                 "notification before reply"
             );
         }
+    }
+}
+
+#[test]
+fn pipelined_replies_share_a_flush_made_once_nothing_more_is_ready() {
+    let app = App::new();
+    let input = Pipe::new();
+    let output = Sink::new();
+    let slots = Slots::<2, 512, 512>::new();
+    let outbox = SharedOutbox::<1024>::new();
+    let mut framer = LineAccumulator::<512>::new();
+    // All ten calls come in one read.
+    let mut chunk = [0u8; 1024];
+    let exec = Executor::new();
+    let ((), allocations) = counting(|| {
+        let (mut r, mut w) = (&input, &output);
+        let mut serve = pin!(PLAIN.serve(
+            &app,
+            &mut framer,
+            &slots,
+            &outbox,
+            &mut chunk,
+            &mut r,
+            &mut w
+        ));
+        for id in b'0'..=b'9' {
+            let mut call = *br#"{"jsonrpc":"2.0","method":"ping","id":0}"#;
+            call[call.len() - 2] = id;
+            input.send(&call);
+        }
+        assert!(exec.stall(serve.as_mut()).is_none());
+        assert_eq!(output.lines(), 10);
+        assert_eq!(output.flushes.get(), 1, "one flush for the ten replies");
+        // A reply made while the read waits is flushed at once.
+        input.send(br#"{"jsonrpc":"2.0","method":"ping","id":10}"#);
+        assert!(exec.stall(serve.as_mut()).is_none());
+        assert_eq!((output.lines(), output.flushes.get()), (11, 2));
+        input.closed.set(true);
+        assert_eq!(exec.stall(serve.as_mut()), Some(Ok(())));
+        assert_eq!(output.flushes.get(), 2, "nothing left to flush at the end");
+    });
+    assert_eq!(allocations, 0);
+}
+
+/// Cancels a running `long` call with `cancellation` (a free worker reads it at
+/// `N` = 2, the reader at `N` = 1, its slot busy): the call is dropped, unanswered.
+macro_rules! cancelled_by {
+    ($n:literal, $cancellation:expr) => {
+        rig!(MCP, $n, |app, input, output, run| {
+            input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
+            assert!(run().is_none());
+            input.send($cancellation);
+            input.send(br#"{"jsonrpc":"2.0","method":"ping","id":2}"#);
+            assert!(run().is_none());
+            app.release(1);
+            input.closed.set(true);
+            assert_eq!(run(), Some(Ok(())));
+            assert_eq!(app.started.get(), 1);
+            assert_eq!(output.lines(), 1, "only the ping is answered");
+            assert!(output.has(br#"{"jsonrpc":"2.0","result":null,"id":2}"#));
+        })
+    };
+}
+
+#[test]
+fn a_cancellation_is_seen_however_it_is_written() {
+    let forms: [&[u8]; 4] = [
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        br#"{"jsonrpc":"2.0","method":"notifications\/cancelled","params":{"requestId":1}}"#,
+        br#"{"method":"notifications/cancelled","params":{"reason":"x","requestId":1},"jsonrpc":"2.0"}"#,
+        br#"{ "jsonrpc" : "2.0" , "method" : "notifications/cancelled" , "params" : { "requestId" : 1 } }"#,
+    ];
+    for form in forms {
+        cancelled_by!(1, form);
+        cancelled_by!(2, form);
     }
 }
 
