@@ -20,15 +20,18 @@
 //! - each **worker** runs the handlers of the message in its slot, exactly as
 //!   [`AsyncServer::handle`](crate::AsyncServer::handle) would (the same replies, byte
 //!   for byte), writing the reply into the slot's reply buffer.
-//! - the **writer** sends what the [`SharedOutbox`] holds (notifications and requests
+//! - the **writer** sends what the [`SharedOutbox`](crate::outbox::SharedOutbox) holds (notifications and requests
 //!   of handlers and of the application), then the replies, in the order their
 //!   handlers completed (JSON-RPC allows any order). What a handler queued before it
 //!   completed goes out before its reply.
 //!
 //! # Bounds
 //!
-//! Memory is [`Slots`]: `N` frame buffers and `N` reply buffers, plus two frame
-//! buffers for the reader. When all `N` slots are busy the reader keeps at most one
+//! Memory is [`Slots`] (inline, a `const fn`) or [`LentSlots`] (buffers lent once at
+//! start, for buffers too large to build as one value): `N` frame buffers and `N`
+//! reply buffers, plus two frame buffers for the reader; the outbox is a
+//! [`SharedOutbox`](crate::outbox::SharedOutbox) or a
+//! [`LentOutbox`](crate::outbox::LentOutbox). The loop's code is the same for both. When all `N` slots are busy the reader keeps at most one
 //! request waiting for a slot and goes on reading, so a cancellation (or a response
 //! the peer sends to a handler) is still applied; a second request that finds no slot
 //! is held, and reading stops until a slot frees (backpressure: input is never
@@ -83,10 +86,14 @@ use crate::envelope::{self, parse_response, Call as Message, Envelope, Outcome, 
 use crate::frame::{end_event, framed, next_event, oversized_frame_reply, Event, Framer};
 use crate::id::Id;
 use crate::limits::Limits;
-use crate::outbox::{queue_message, Queue, SharedOutbox};
+use crate::outbox::{queue_message, AsQueue, Queue};
 use crate::raw::RawJson;
 use crate::write::{Message as Text, ResultWriter, WriteError};
 
+mod memory;
+
+use self::memory::Buffer;
+pub use self::memory::{LentSlots, Memory, Slots};
 pub use super::ServeError;
 
 /// The read half of a transport (a UART's receiver, a socket's read half, stdin).
@@ -226,26 +233,19 @@ impl<T> ConcurrentServer<T> {
     /// Serves the stream read from `reader` (cut into messages by `framer`, each
     /// read going into `chunk`), answering on `writer`, until the input ends and
     /// every call is answered: see the [module](self) docs. `state` is what every
-    /// handler's [`Call::state`] gives; `outbox` is where handlers and the
+    /// handler's [`Call::state`] gives; `slots` is the loop's [`Memory`] ([`Slots`]
+    /// or [`LentSlots`]); `outbox` ([`SharedOutbox`](crate::outbox::SharedOutbox) or
+    /// [`LentOutbox`](crate::outbox::LentOutbox)) is where handlers and the
     /// application queue what the server sends on its own.
     ///
     /// `slots` and `outbox` may be used again by a later `serve`.
     #[allow(clippy::too_many_arguments)]
-    pub async fn serve<
-        S,
-        F,
-        R,
-        W,
-        const N: usize,
-        const FRAME: usize,
-        const REPLY: usize,
-        const Q: usize,
-    >(
+    pub async fn serve<S, F, R, W, M, O, const N: usize>(
         &self,
         state: &S,
         framer: &mut F,
-        slots: &Slots<N, FRAME, REPLY>,
-        outbox: &SharedOutbox<Q>,
+        slots: &M,
+        outbox: &O,
         chunk: &mut [u8],
         reader: &mut R,
         writer: &mut W,
@@ -255,14 +255,14 @@ impl<T> ConcurrentServer<T> {
         F: Framer + ?Sized,
         R: Read + ?Sized,
         W: Write + ?Sized,
+        M: Memory<N> + ?Sized,
+        O: AsQueue + ?Sized,
     {
-        for control in &slots.control {
-            control.reset();
-        }
+        let control: [Control; N] = [const { Control::new() }; N];
         let hub = Hub {
-            control: &slots.control,
-            outbox,
-            held_buf: &slots.held,
+            control: &control,
+            outbox: outbox.as_queue(),
+            held_buf: slots.held(),
             held: Cell::new(Held::Nothing),
             waiting: Cell::new(None),
             read_all: Cell::new(false),
@@ -304,11 +304,11 @@ impl<T> ConcurrentServer<T> {
     }
 
     /// The reader: frames into slots, cancellations applied, responses handed over.
-    async fn read<F, R, const N: usize, const FRAME: usize, const REPLY: usize>(
+    async fn read<F, R, const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
         framer: &RefCell<&mut F>,
-        slots: &Slots<N, FRAME, REPLY>,
+        slots: &M,
         chunk: &mut [u8],
         io: &mut R,
     ) -> Result<(), R::Error>
@@ -377,15 +377,16 @@ impl<T> ConcurrentServer<T> {
 
     /// Takes a frame the framer cut: a cancellation, a response for a handler, or a
     /// message for a slot (copied out of the framer, which is then free to read on).
-    fn take<const N: usize, const FRAME: usize, const REPLY: usize>(
+    fn take<const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
-        slots: &Slots<N, FRAME, REPLY>,
+        slots: &M,
         frame: &[u8],
         own: &mut [u8],
     ) -> Step {
-        if frame.len() > FRAME {
-            return Step::Own(oversized_frame_reply(FRAME, own).map_or(0, <[u8]>::len));
+        let limit = slots.frame_len();
+        if frame.len() > limit {
+            return Step::Own(oversized_frame_reply(limit, own).map_or(0, <[u8]>::len));
         }
         let id = match envelope::parse(frame, hub.limits) {
             Ok(Envelope::Single(Message::Request(req))) => {
@@ -415,19 +416,19 @@ impl<T> ConcurrentServer<T> {
     /// Cancels the request with `id`: one not started is not run, a running one is
     /// dropped at its next poll. Returns the length of a reply the reader must send
     /// (a cancelled request that was still waiting for a slot), or 0.
-    fn cancel<const N: usize, const FRAME: usize, const REPLY: usize>(
+    fn cancel<const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
-        slots: &Slots<N, FRAME, REPLY>,
+        slots: &M,
         id: Id<'_>,
         own: &mut [u8],
     ) -> usize {
-        for (control, frame) in slots.control.iter().zip(&slots.frames) {
+        for (i, control) in hub.control.iter().enumerate() {
             let live = matches!(control.state.get(), State::Ready(_) | State::Running);
             if !live || control.cancelled.get() {
                 continue;
             }
-            let Ok(frame) = frame.try_borrow() else {
+            let Some(frame) = slots.frame(i).and_then(Buffer::read) else {
                 continue;
             };
             if id_at(&frame[..], control.id.get()).is_some_and(|mine| same_id(mine, id)) {
@@ -437,7 +438,7 @@ impl<T> ConcurrentServer<T> {
             }
         }
         if let Some((_, place)) = hub.waiting.get() {
-            let Ok(waiting) = slots.waiting.try_borrow() else {
+            let Some(waiting) = slots.waiting().read() else {
                 return 0;
             };
             if let Some(mine) = id_at(&waiting[..], place).filter(|mine| same_id(*mine, id)) {
@@ -469,20 +470,18 @@ impl<T> ConcurrentServer<T> {
     }
 
     /// Worker `i`: runs the message in slot `i` each time the reader fills it.
-    async fn work<S, const N: usize, const FRAME: usize, const REPLY: usize>(
+    async fn work<S, const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
         state: &S,
         i: usize,
-        slots: &Slots<N, FRAME, REPLY>,
+        slots: &M,
     ) where
         T: for<'c> AsyncMethods<Call<'c, S>>,
     {
-        let (Some(control), Some(frame), Some(reply)) = (
-            slots.control.get(i),
-            slots.frames.get(i),
-            slots.replies.get(i),
-        ) else {
+        let (Some(control), Some(frame), Some(reply)) =
+            (hub.control.get(i), slots.frame(i), slots.reply(i))
+        else {
             return;
         };
         loop {
@@ -510,20 +509,20 @@ impl<T> ConcurrentServer<T> {
     // worker's hold on its slot (the reader and the writer only try to borrow them,
     // and only in states where the worker does not).
     #[allow(clippy::too_many_arguments, clippy::await_holding_refcell_ref)]
-    async fn run<S, const FRAME: usize, const REPLY: usize>(
+    async fn run<S>(
         &self,
         hub: &Hub<'_>,
         state: &S,
         slot: usize,
         control: &Control,
         len: usize,
-        frame: &RefCell<[u8; FRAME]>,
-        reply: &RefCell<[u8; REPLY]>,
+        frame: &impl Buffer,
+        reply: &impl Buffer,
     ) -> usize
     where
         T: for<'c> AsyncMethods<Call<'c, S>>,
     {
-        let (Ok(frame), Ok(mut reply)) = (frame.try_borrow(), reply.try_borrow_mut()) else {
+        let (Some(frame), Some(mut reply)) = (frame.read(), reply.write()) else {
             return 0;
         };
         let input = frame.get(..len).unwrap_or(&[]);
@@ -558,11 +557,11 @@ impl<T> ConcurrentServer<T> {
     // The outbox (and a reply buffer) stay borrowed while they are written: what is
     // queued meanwhile waits, and what is sent cannot change under the write.
     #[allow(clippy::await_holding_refcell_ref)]
-    async fn write<F, W, const N: usize, const FRAME: usize, const REPLY: usize>(
+    async fn write<F, W, const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
         framer: &RefCell<&mut F>,
-        slots: &Slots<N, FRAME, REPLY>,
+        slots: &M,
         io: &mut W,
     ) -> Result<(), W::Error>
     where
@@ -575,8 +574,7 @@ impl<T> ConcurrentServer<T> {
                     return Some(Next::Queued);
                 }
                 let done =
-                    slots
-                        .control
+                    hub.control
                         .iter()
                         .enumerate()
                         .filter_map(|(i, c)| match c.state.get() {
@@ -605,12 +603,11 @@ impl<T> ConcurrentServer<T> {
                     hub.outbox.clear();
                 }
                 Next::Reply(i) => {
-                    let (Some(control), Some(reply)) = (slots.control.get(i), slots.replies.get(i))
-                    else {
+                    let (Some(control), Some(reply)) = (hub.control.get(i), slots.reply(i)) else {
                         continue;
                     };
                     if let State::Done(len) = control.state.get() {
-                        if let Ok(reply) = reply.try_borrow() {
+                        if let Some(reply) = reply.read() {
                             let body = reply.get(..len).unwrap_or(&[]);
                             if !body.is_empty() {
                                 send(hub, framer, io, body).await?;
@@ -690,33 +687,34 @@ fn id_at(frame: &[u8], place: IdPlace) -> Option<Id<'_>> {
 
 /// Copies `frame` into a free slot, or else to wait for one, or else holds it (and
 /// reading stops). The held buffer is free whenever the reader takes a frame.
-fn place<const N: usize, const FRAME: usize, const REPLY: usize>(
+fn place<const N: usize, M: Memory<N> + ?Sized>(
     hub: &Hub<'_>,
-    slots: &Slots<N, FRAME, REPLY>,
+    slots: &M,
     frame: &[u8],
     id: IdPlace,
 ) {
     let len = frame.len();
     if hub.waiting.get().is_none() {
         if let Some(i) = hub.free_slot() {
-            fill(slots, i, frame, id);
-        } else if copy_into(&slots.waiting, frame) {
+            fill(hub, slots, i, frame, id);
+        } else if copy_into(slots.waiting(), frame) {
             hub.waiting.set(Some((len, id)));
         }
-    } else if copy_into(&slots.held, frame) {
+    } else if copy_into(slots.held(), frame) {
         hub.held.set(Held::Message(len, id));
     }
     hub.wake();
 }
 
 /// Copies `frame` into slot `i`, ready to run.
-fn fill<const N: usize, const FRAME: usize, const REPLY: usize>(
-    slots: &Slots<N, FRAME, REPLY>,
+fn fill<const N: usize, M: Memory<N> + ?Sized>(
+    hub: &Hub<'_>,
+    slots: &M,
     i: usize,
     frame: &[u8],
     id: IdPlace,
 ) {
-    let (Some(control), Some(buf)) = (slots.control.get(i), slots.frames.get(i)) else {
+    let (Some(control), Some(buf)) = (hub.control.get(i), slots.frame(i)) else {
         return;
     };
     if copy_into(buf, frame) {
@@ -727,8 +725,8 @@ fn fill<const N: usize, const FRAME: usize, const REPLY: usize>(
 }
 
 /// Copies `bytes` to the start of `buf`; `false` if they do not fit or it is borrowed.
-fn copy_into<const L: usize>(buf: &RefCell<[u8; L]>, bytes: &[u8]) -> bool {
-    let Ok(mut buf) = buf.try_borrow_mut() else {
+fn copy_into(buf: &impl Buffer, bytes: &[u8]) -> bool {
+    let Some(mut buf) = buf.write() else {
         return false;
     };
     match buf.get_mut(..bytes.len()) {
@@ -742,13 +740,10 @@ fn copy_into<const L: usize>(buf: &RefCell<[u8; L]>, bytes: &[u8]) -> bool {
 
 /// Moves what waits into slots (the waiting request first, then the held one), as
 /// far as slots are free. `true` when nothing is held: the reader may read on.
-fn settle<const N: usize, const FRAME: usize, const REPLY: usize>(
-    hub: &Hub<'_>,
-    slots: &Slots<N, FRAME, REPLY>,
-) -> bool {
+fn settle<const N: usize, M: Memory<N> + ?Sized>(hub: &Hub<'_>, slots: &M) -> bool {
     if let (Some((len, id)), Some(i)) = (hub.waiting.get(), hub.free_slot()) {
-        if let Ok(waiting) = slots.waiting.try_borrow() {
-            fill(slots, i, waiting.get(..len).unwrap_or(&[]), id);
+        if let Some(waiting) = slots.waiting().read() {
+            fill(hub, slots, i, waiting.get(..len).unwrap_or(&[]), id);
             drop(waiting);
             hub.waiting.set(None);
             hub.wake();
@@ -756,12 +751,12 @@ fn settle<const N: usize, const FRAME: usize, const REPLY: usize>(
     }
     if let Held::Message(len, id) = hub.held.get() {
         if hub.waiting.get().is_none() {
-            if let Ok(held) = slots.held.try_borrow() {
+            if let Some(held) = slots.held().read() {
                 let bytes = held.get(..len).unwrap_or(&[]);
                 match hub.free_slot() {
-                    Some(i) => fill(slots, i, bytes, id),
+                    Some(i) => fill(hub, slots, i, bytes, id),
                     None => {
-                        if copy_into(&slots.waiting, bytes) {
+                        if copy_into(slots.waiting(), bytes) {
                             hub.waiting.set(Some((len, id)));
                         }
                     }
@@ -777,9 +772,9 @@ fn settle<const N: usize, const FRAME: usize, const REPLY: usize>(
 
 /// Hands a response with `id` to the handler that awaits it (held until it is read);
 /// a response nobody awaits (late, after a deadline; unknown) is dropped.
-fn route_response<const N: usize, const FRAME: usize, const REPLY: usize>(
+fn route_response<const N: usize, M: Memory<N> + ?Sized>(
     hub: &Hub<'_>,
-    slots: &Slots<N, FRAME, REPLY>,
+    slots: &M,
     frame: &[u8],
     id: Id<'_>,
 ) {
@@ -790,12 +785,12 @@ fn route_response<const N: usize, const FRAME: usize, const REPLY: usize>(
     else {
         return;
     };
-    let slot = slots
+    let slot = hub
         .control
         .iter()
         .position(|c| c.peer.get() == Peer::Waiting(id));
     if let Some(slot) = slot {
-        if copy_into(&slots.held, frame) {
+        if copy_into(slots.held(), frame) {
             hub.held.set(Held::Response(frame.len(), slot));
             hub.wake();
         }
@@ -853,51 +848,6 @@ impl Control {
     }
 }
 
-/// The memory of a [`ConcurrentServer`]'s loop: `N` slots, each a frame buffer of
-/// `FRAME` bytes (a message copied out of the framer: the largest message served)
-/// and a reply buffer of `REPLY` bytes (the largest reply), and two more frame
-/// buffers for the reader: the request waiting for a slot, and the frame held while
-/// reading is stopped (or a response for a handler).
-///
-/// Made with a `const fn`; it lives where the loop's future lives (the task), or in
-/// a static cell.
-pub struct Slots<const N: usize, const FRAME: usize, const REPLY: usize> {
-    control: [Control; N],
-    frames: [RefCell<[u8; FRAME]>; N],
-    replies: [RefCell<[u8; REPLY]>; N],
-    waiting: RefCell<[u8; FRAME]>,
-    held: RefCell<[u8; FRAME]>,
-}
-
-impl<const N: usize, const FRAME: usize, const REPLY: usize> Default for Slots<N, FRAME, REPLY> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<const N: usize, const FRAME: usize, const REPLY: usize> fmt::Debug for Slots<N, FRAME, REPLY> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Slots")
-            .field("slots", &N)
-            .field("frame", &FRAME)
-            .field("reply", &REPLY)
-            .finish()
-    }
-}
-
-impl<const N: usize, const FRAME: usize, const REPLY: usize> Slots<N, FRAME, REPLY> {
-    /// Empty slots.
-    pub const fn new() -> Self {
-        Self {
-            control: [const { Control::new() }; N],
-            frames: [const { RefCell::new([0; FRAME]) }; N],
-            replies: [const { RefCell::new([0; REPLY]) }; N],
-            waiting: RefCell::new([0; FRAME]),
-            held: RefCell::new([0; FRAME]),
-        }
-    }
-}
-
 /// Where a request's id is in the buffer that holds the request: its offset and
 /// length (none for a notification, a batch, or what is not a request).
 type IdPlace = Option<(usize, usize)>;
@@ -919,7 +869,7 @@ struct Hub<'h> {
     control: &'h [Control],
     outbox: &'h dyn Queue,
     /// The held buffer, for a handler to read the response it awaited.
-    held_buf: &'h RefCell<[u8]>,
+    held_buf: &'h dyn Buffer,
     held: Cell<Held>,
     /// The request waiting for a slot: its length and its id's place.
     waiting: Cell<Option<(usize, IdPlace)>>,
@@ -1097,7 +1047,7 @@ impl<'c, S> Call<'c, S> {
             Poll::Pending
         })
         .await?;
-        let held = hub.held_buf.try_borrow().map_err(|_| PeerError::Lost)?;
+        let held = hub.held_buf.read().ok_or(PeerError::Lost)?;
         let bytes = held.get(..len).unwrap_or(&[]);
         match parse_response(bytes, hub.limits) {
             Ok(ResponseMessage::Single(Ok(response))) => Ok(read(response.outcome)),
