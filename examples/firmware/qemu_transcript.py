@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""JSON-RPC transcript against the firmware's UART0, over QEMU's unix socket.
+"""JSON-RPC transcript against the firmware's UART, over QEMU's `-chardev pipe`.
 
-Called by qemu-test.sh. Waits for the `ready` line, replays every request of the
+Called by qemu-test.sh. Waits for the `ready` message, replays every request of the
 JSON-RPC 2.0 specification's examples (read from the shared corpus) and the edge
 cases below, compares each reply with the expected one, then calls `stats` and
 `shutdown`. Every wait has a timeout. Exit status 0 only if every check passed; the
 transcript is printed on failure (and always written to --transcript).
+
+With `--framing cobs` (the firmware's `cobs` feature) every message goes as a COBS
+frame whose payload ends in its CRC-32, and the newline-only cases (blank lines,
+`\r\n`) give way to COBS ones (a frame whose CRC fails is dropped unanswered).
 """
 
 import argparse
 import json
-import socket
 import sys
 import time
+
+from uart_link import Link, frame
 
 READY = b'{"jsonrpc":"2.0","method":"ready"}'
 MAX_FRAME = 1024
@@ -116,63 +121,9 @@ def ok(result_raw, id_raw):
     return ('{"jsonrpc":"2.0","result":%s,"id":%s}' % (result_raw, id_raw)).encode()
 
 
-# ---- the link -------------------------------------------------------------------------
-
-class Link:
-    def __init__(self, path, connect_timeout):
-        deadline = time.monotonic() + connect_timeout
-        while True:
-            try:
-                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.sock.connect(path)
-                break
-            except OSError as e:
-                self.sock.close()
-                if time.monotonic() > deadline:
-                    raise SystemExit(f"cannot connect to QEMU's UART socket {path}: {e}")
-                time.sleep(0.05)
-        self.buf = b""
-        self.log = []
-        self.sent_stream = bytearray()
-
-    def send(self, data, pieces=1, pause=0.0):
-        self.log.append(("-->", data))
-        self.sent_stream += data
-        step = max(1, (len(data) + pieces - 1) // pieces)
-        for i in range(0, len(data), step):
-            self.sock.sendall(data[i:i + step])
-            if pause:
-                time.sleep(pause)
-
-    def read_line(self, timeout):
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.log.append(("<--", b"(timeout: no line within %.1f s)" % timeout))
-                return None
-            self.sock.settimeout(left)
-            try:
-                chunk = self.sock.recv(65536)
-            except socket.timeout:
-                continue
-            if not chunk:
-                self.log.append(("<--", b"(connection closed)"))
-                return None
-            self.buf += chunk
-        out, self.buf = self.buf.split(b"\n", 1)
-        self.log.append(("<--", out))
-        return out
-
-    def frames_sent(self):
-        """Frames the firmware saw: complete lines that are not blank."""
-        lines = bytes(self.sent_stream).split(b"\n")[:-1]
-        return sum(1 for l in lines if l.strip(b" \t\r"))
-
-
 # ---- the transcript -------------------------------------------------------------------
 
-def edge_cases():
+def edge_cases(framing):
     """(name, bytes to send, expected): expected is bytes (compared as JSON, numbers
     as lexemes), ("exact", bytes) (compared byte for byte), or None (no reply)."""
     cases = []
@@ -253,16 +204,18 @@ def edge_cases():
         return head + b"p" * pad + tail, ok('["' + "p" * pad + '"]', str(id_))
     f, want = echo_frame(MAX_FRAME, 26)
     add("frame of exactly 1024 bytes", f, want)
-    f, want = echo_frame(MAX_FRAME, 27)
-    cases.append(("frame of 1024 bytes + \\r\\n", f + b"\r", want))  # "\n" added below
+    if framing == "newline":
+        f, want = echo_frame(MAX_FRAME, 27)
+        add("frame of 1024 bytes + \\r\\n", f + b"\r", want)  # "\n" added when sent
     f, _ = echo_frame(MAX_FRAME + 1, 28)
     add("frame of 1025 bytes: -32600", f,
         ("exact", err(-32600, "Invalid Request: frame larger than 1024 bytes")))
     f, _ = echo_frame(3000, 29)
     add("frame of 3000 bytes: -32600", f,
         ("exact", err(-32600, "Invalid Request: frame larger than 1024 bytes")))
-    add("the next line after an oversized frame", req("sum", [4, 5], 30), ok("9", "30"))
-    add("\\r\\n line ending", req("sum", [1, 1], 31) + b"\r", ok("2", "31"))
+    add("the next frame after an oversized one", req("sum", [4, 5], 30), ok("9", "30"))
+    if framing == "newline":
+        add("\\r\\n line ending", req("sum", [1, 1], 31) + b"\r", ok("2", "31"))
     return cases
 
 
@@ -302,12 +255,12 @@ class Transcript:
         """Nothing for `name`: the next reply must be the probe sent after it."""
         self.probe += 1
         probe_id = '"probe-%d"' % self.probe
-        self.link.send(req("echo", [self.probe], id_raw=probe_id) + b"\n")
+        self.link.send(req("echo", [self.probe], id_raw=probe_id))
         self.expect_reply(f"{name} (no reply: the next one answers the probe)",
                           ok("[%d]" % self.probe, probe_id))
 
     def case(self, name, data, want, pieces=1):
-        self.link.send(data + b"\n", pieces=pieces, pause=0.02 if pieces > 1 else 0.0)
+        self.link.send(data, pieces=pieces, pause=0.02 if pieces > 1 else 0.0)
         if want is None:
             self.expect_silence(name)
         else:
@@ -316,7 +269,8 @@ class Transcript:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--socket", required=True)
+    ap.add_argument("--uart", required=True, help="QEMU's -chardev pipe path (P.in, P.out)")
+    ap.add_argument("--framing", choices=["newline", "cobs"], default="newline")
     ap.add_argument("--spec", required=True)
     ap.add_argument("--transcript", required=True)
     ap.add_argument("--stats-out", required=True)
@@ -324,7 +278,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="ready, a few requests, shutdown")
     args = ap.parse_args()
 
-    link = Link(args.socket, connect_timeout=args.timeout)
+    link = Link(args.uart, args.framing, connect_timeout=args.timeout)
     t = Transcript(link, args.timeout)
     stats = None
     try:
@@ -344,12 +298,27 @@ def main():
                 t.fail(f"expected 15 request/response pairs in the spec examples, found {len(examples)}")
             for section, request, response in examples:
                 t.case("spec: " + section, request, None if response is None else response.encode())
-            for name, data, want in edge_cases():
+            for name, data, want in edge_cases(args.framing):
                 t.case(name, data, want)
-            # The same things in awkward chunks: blank lines, pieces, pipelining.
-            t.case("blank lines are skipped", b"\n \n\t\r\n\r\n" + req("sum", [7], 40), ok("7", "40"))
+            # The same things in awkward chunks: pieces, pipelining; what each framing
+            # skips or drops.
+            if args.framing == "newline":
+                link.send_raw(b"\n \n\t\r\n\r\n")
+                t.case("blank lines are skipped", req("sum", [7], 40), ok("7", "40"))
+            else:
+                link.send_raw(b"\0\0")
+                t.case("empty frames are skipped", req("sum", [7], 40), ok("7", "40"))
+                bad = bytearray(frame(req("sum", [1, 2], 44), "cobs"))
+                bad[5] ^= 0x04
+                link.send_raw(bytes(bad))
+                t.expect_silence("a frame whose CRC fails: dropped, unanswered")
+                link.send_raw(b"\x13\x37noise\0")
+                t.case("noise up to a 0x00 is dropped; the next frame is answered",
+                       req("sum", [8], 45), ok("8", "45"))
             t.case("request in 5 pieces", req("subtract", [100, 1], 41), ok("99", "41"), pieces=5)
-            link.send(req("sum", [1], 42) + b"\n" + req("notify_hello", [1]) + b"\n" + req("sum", [2], 43) + b"\n")
+            three = [req("sum", [1], 42), req("notify_hello", [1]), req("sum", [2], 43)]
+            link.counted += 3
+            link.send_raw(b"".join(frame(m, args.framing) for m in three))
             t.expect_reply("pipelined 1/2", ok("1", "42"))
             t.expect_reply("pipelined 2/2", ok("2", "43"))
 
@@ -359,7 +328,7 @@ def main():
                    b'{"jsonrpc": "2.0", "result": 19, "id": 1}')
 
         frames_before = link.frames_sent()
-        link.send(req("stats", None, "stats") + b"\n")
+        link.send(req("stats", None, "stats"))
         raw = link.read_line(args.timeout)
         t.checks += 1
         try:
@@ -376,7 +345,7 @@ def main():
         except (TypeError, ValueError, KeyError) as e:
             t.fail(f"stats: unexpected reply ({e!r})")
 
-        link.send(req("shutdown", None, "end") + b"\n")
+        link.send(req("shutdown", None, "end"))
         t.expect_reply("shutdown", ok('"bye"', '"end"'))
     except StopIteration:
         pass

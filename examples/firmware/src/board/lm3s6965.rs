@@ -1,7 +1,11 @@
-//! UART0 of the LM3S6965: an ARM PL011 at `0x4000_C000`, driven by polling.
+//! TI Stellaris LM3S6965 (Cortex-M3), QEMU's `lm3s6965evb`: UART0, an ARM PL011 at
+//! `0x4000_C000`, and SysTick as the instruction counter.
 //!
-//! Registers are accessed with volatile reads and writes of their fixed addresses
-//! (datasheet: LM3S6965, "Universal Asynchronous Receivers/Transmitters").
+//! Datasheet: LM3S6965, "Universal Asynchronous Receivers/Transmitters".
+
+use super::{read, write, Serial};
+
+pub use super::systick::Clock;
 
 /// System control: run-mode clock gating, peripherals (UART0 is bit 0).
 const SYSCTL_RCGC1: usize = 0x400F_E104;
@@ -37,19 +41,6 @@ const CTL_UARTEN_TXE_RXE: u32 = (1 << 0) | (1 << 8) | (1 << 9);
 const BAUD_IBRD: u32 = 6;
 const BAUD_FBRD: u32 = 33;
 
-fn read(addr: usize) -> u32 {
-    // SAFETY: only called with the aligned addresses of the LM3S6965 registers above,
-    // which are always mapped, and whose reads have no effect beyond the UART's own
-    // state (a DR read pops the RX FIFO, which is what the caller wants).
-    unsafe { core::ptr::read_volatile(addr as *const u32) }
-}
-
-fn write(addr: usize, value: u32) {
-    // SAFETY: as for `read`: fixed, aligned, always-mapped peripheral registers, not
-    // memory that Rust code owns.
-    unsafe { core::ptr::write_volatile(addr as *mut u32, value) }
-}
-
 /// UART0, configured and enabled. There is one (made once, by [`Uart::init`]).
 pub struct Uart(());
 
@@ -71,10 +62,11 @@ impl Uart {
         write(CTL, CTL_UARTEN_TXE_RXE);
         Uart(())
     }
+}
 
-    /// One received byte, if the RX FIFO holds one.
+impl Serial for Uart {
     #[inline]
-    pub fn try_read(&mut self) -> Option<u8> {
+    fn try_read(&mut self) -> Option<u8> {
         if read(FR) & FR_RXFE != 0 {
             None
         } else {
@@ -84,41 +76,13 @@ impl Uart {
         }
     }
 
-    #[cfg_attr(feature = "echo-only", allow(dead_code))]
-    /// Waits for at least one byte, then takes what the RX FIFO holds, up to
-    /// `buf.len()` bytes. Returns how many were read (at least 1).
-    pub fn read_some(&mut self, buf: &mut [u8]) -> usize {
-        let mut n = 0;
-        while n == 0 {
-            for slot in buf.iter_mut() {
-                match self.try_read() {
-                    Some(b) => {
-                        *slot = b;
-                        n += 1;
-                    }
-                    None => break,
-                }
-            }
-        }
-        n
-    }
-
-    /// Sends one byte (waits while the TX FIFO is full).
     #[inline]
-    pub fn write_byte(&mut self, b: u8) {
+    fn write_byte(&mut self, b: u8) {
         while read(FR) & FR_TXFF != 0 {}
         write(DR, u32::from(b));
     }
 
-    /// Sends all of `bytes`.
-    pub fn write_all(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_byte(b);
-        }
-    }
-
-    /// Waits until everything written has left the shift register.
-    pub fn flush(&mut self) {
+    fn flush(&mut self) {
         while read(FR) & (FR_TXFE | FR_BUSY) != FR_TXFE {}
     }
 }

@@ -1,27 +1,38 @@
-//! The JSON-RPC path: UART0 bytes → newline frames → `Server::handle` → UART0.
+//! The JSON-RPC path: UART bytes → frames → `Server::handle` → framed replies → UART.
 
-use jsonrpc_slice::frame::newline::{FeedResult, LineAccumulator};
-use jsonrpc_slice::frame::{malformed_frame_reply, oversized_frame_reply};
-use jsonrpc_slice::{demo, method_table, OutputTooSmall, Params, ResultWriter, RpcError, Server};
+use jsonrpc_slice::frame::{malformed_frame_reply, oversized_frame_reply, FeedResult};
+use jsonrpc_slice::{demo, method_table, Params, ResultWriter, RpcError, Server};
 
+use crate::board::{Clock, Serial, Uart};
 use crate::cell::TakeOnce;
-use crate::cycles::{self, Ticks};
 use crate::stack;
-use crate::uart::Uart;
 
-/// The longest frame (line) taken, in bytes; a longer one gets `-32600`.
+/// The longest frame (its payload) taken, in bytes; a longer one gets `-32600`.
 pub const MAX_FRAME: usize = 1024;
 /// The reply buffer; a reply that would not fit becomes `-32603`.
 pub const MAX_REPLY: usize = 1024;
 
+/// Lines: one message a line, `\n` or `\r\n` after it.
+#[cfg(not(feature = "cobs"))]
+type Frames = jsonrpc_slice::frame::newline::LineAccumulator<MAX_FRAME>;
+#[cfg(not(feature = "cobs"))]
+const FRAMES: Frames = Frames::new();
+
+/// COBS frames, each payload followed by its CRC-32 (4 bytes, held with it); a frame
+/// whose CRC fails is dropped unanswered (see `jsonrpc_slice::frame::cobs`).
+#[cfg(feature = "cobs")]
+type Frames = jsonrpc_slice::frame::cobs::CobsAccumulator<{ MAX_FRAME + 4 }>;
+#[cfg(feature = "cobs")]
+const FRAMES: Frames = Frames::with_check(jsonrpc_slice::frame::cobs::Check::Crc32);
+
 /// The receive and reply buffers, in one cell (one `take` to link).
 struct Buffers {
-    frames: LineAccumulator<MAX_FRAME>,
+    frames: Frames,
     reply: [u8; MAX_REPLY],
 }
 
 static BUFFERS: TakeOnce<Buffers> = TakeOnce::new(Buffers {
-    frames: LineAccumulator::new(),
+    frames: FRAMES,
     reply: [0; MAX_REPLY],
 });
 
@@ -29,9 +40,9 @@ static BUFFERS: TakeOnce<Buffers> = TakeOnce::new(Buffers {
 pub struct Ctx {
     /// Frames received (oversized ones and this one included; blank lines skipped).
     frames: u32,
-    /// SysTick ticks the previous `Server::handle` call took.
-    last_handle_ticks: u32,
-    ticks: Ticks,
+    /// Instructions the previous `Server::handle` call took (0 where the board
+    /// cannot count them).
+    last_handle_instructions: u32,
     /// Set by `shutdown`: exit once its reply is out.
     shutdown: bool,
 }
@@ -54,7 +65,7 @@ static SERVER: Server<Ctx> = Server::new(method_table! {
 
 /// `stats` → `{"stack_peak_bytes":N,"stack_size_bytes":S,"frames":M,
 /// "last_handle_instructions":I}`; the last is the previous frame's `Server::handle`,
-/// meaningful under QEMU's `-icount shift=0` only (see `cycles`).
+/// meaningful under QEMU's `-icount shift=0` only (see the boards' `Clock`).
 fn stats<'p>(ctx: &mut Ctx, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
     // `i64`, the integer write the demo handlers link already.
     let members = [
@@ -63,7 +74,7 @@ fn stats<'p>(ctx: &mut Ctx, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result
         ("frames", i64::from(ctx.frames)),
         (
             "last_handle_instructions",
-            ctx.ticks.instructions(ctx.last_handle_ticks) as i64,
+            i64::from(ctx.last_handle_instructions),
         ),
     ];
     out.begin_object()?;
@@ -85,17 +96,20 @@ fn shutdown<'p>(
 }
 
 /// Serves JSON-RPC on `uart` until `shutdown`.
-pub fn run(mut uart: Uart, ticks: Ticks) -> ! {
+pub fn run(mut uart: Uart, clock: Clock) -> ! {
     let Some(Buffers { frames, reply }) = BUFFERS.take() else {
-        crate::exit(false)
+        crate::board::exit(false)
     };
+    send(&mut uart, frames, crate::READY);
+    #[cfg(feature = "defmt")]
+    defmt::info!("ready; stack {=usize} bytes", stack::size());
     let mut ctx = Ctx {
         frames: 0,
-        last_handle_ticks: 0,
-        ticks,
+        last_handle_instructions: 0,
         shutdown: false,
     };
-    // The RX FIFO is 16 bytes deep: drain it in one go.
+    // The smallest receive FIFO of the three boards is 8 bytes (the LM3S6965's is 16);
+    // 16 at a time drains any of them in one go.
     let mut chunk = [0u8; 16];
     loop {
         let n = uart.read_some(&mut chunk);
@@ -110,9 +124,9 @@ pub fn run(mut uart: Uart, ticks: Ticks) -> ! {
                 FeedResult::Consumed => break,
                 FeedResult::Frame { frame, remaining } => {
                     input = remaining;
-                    let start = cycles::now();
+                    let start = clock.now();
                     let answer = SERVER.handle(&mut ctx, frame, reply);
-                    ctx.last_handle_ticks = cycles::elapsed(start, cycles::now());
+                    ctx.last_handle_instructions = clock.instructions(start, clock.now());
                     #[cfg(feature = "defmt")]
                     log::frame(frame, &answer);
                     answer
@@ -129,24 +143,34 @@ pub fn run(mut uart: Uart, ticks: Ticks) -> ! {
                     malformed_frame_reply(reply)
                 }
             };
-            send(&mut uart, answer);
+            // `OutputTooSmall` needs a reply buffer smaller than the shortest error
+            // reply (about 100 bytes); with 1 KiB it does not happen, and there is
+            // nothing to send. An empty reply is a notification's: nothing either.
+            if let Ok(answer) = answer {
+                if !answer.is_empty() {
+                    send(&mut uart, frames, answer);
+                }
+            }
             if ctx.shutdown {
                 uart.flush();
-                crate::exit(true);
+                crate::board::exit(true);
             }
         }
     }
 }
 
-/// Writes a reply and its newline; nothing for an empty one (a notification).
-fn send(uart: &mut Uart, answer: Result<&[u8], OutputTooSmall>) {
-    // `OutputTooSmall` needs a reply buffer smaller than the shortest error reply
-    // (about 100 bytes); with 1 KiB it does not happen, and there is nothing to send.
-    if let Ok(reply) = answer {
-        if !reply.is_empty() {
-            uart.write_all(reply);
-            uart.write_byte(b'\n');
-        }
+/// Writes a message and its newline.
+#[cfg(not(feature = "cobs"))]
+fn send(uart: &mut Uart, _: &Frames, message: &[u8]) {
+    uart.write_all(message);
+    uart.write_byte(b'\n');
+}
+
+/// Writes a message as a COBS frame: its bytes and CRC-32 encoded, then `0x00`.
+#[cfg(feature = "cobs")]
+fn send(uart: &mut Uart, frames: &Frames, message: &[u8]) {
+    for piece in jsonrpc_slice::frame::frame_message(frames, message).pieces() {
+        uart.write_all(piece);
     }
 }
 
