@@ -200,6 +200,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Where the next item starts (`b.len()` once there is none).
+    #[cfg(not(jsonrpc_slice_fast))]
     pub(crate) fn position(&self) -> usize {
         self.i
     }
