@@ -7,7 +7,7 @@
 //!
 //! | build | body | file |
 //! |---|---|---|
-//! | compact (`not(jsonrpc_slice_fast)`: 32-bit targets, the firmware) | one byte at a time | `scalar.rs` |
+//! | compact (32-bit targets, the firmware) | one byte at a time | `scalar.rs` |
 //! | fast, x86_64 (SSE2 is part of the architecture) | 16 bytes, the next 32, then 64 at a time, SSE2 | `sse2.rs` |
 //! | fast, aarch64 with NEON (the baseline of every aarch64 target but the `softfloat` ones) | 16 bytes, then 64 at a time, NEON | `neon.rs` |
 //! | fast, any other 64-bit target | 8 bytes at a time in a `u64` | `swar.rs` |

@@ -156,8 +156,8 @@ struct ValueState {
 
 impl<'o> ResultWriter<'o> {
     /// A writer over all of `buf`.
-    // Out of line in the compact build (the condition of `scan::FAST_PATHS`): one
-    // copy for the server and the framers' error replies.
+    // Out of line in the compact build: one copy for the server and the framers'
+    // error replies.
     #[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
     pub fn new(buf: &'o mut [u8]) -> Self {
         let end = buf.len();
