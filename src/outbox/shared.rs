@@ -19,7 +19,7 @@ use crate::write::{ResultWriter, WriteError};
 /// It is an [`Outbox`] behind a `RefCell`, with the waker of the task that polls the
 /// loop: each message queued wakes the writer. While the writer sends, the queue is
 /// borrowed and messages wait ([`notify`](Self::notify) awaits room; [`try_notify`](Self::try_notify)
-/// says `BufferFull`). Not `Sync`: it belongs to one task.
+/// says `OutboxFull`). Not `Sync`: it belongs to one task.
 pub struct SharedOutbox<const N: usize> {
     queue: RefCell<Outbox<N>>,
     waker: Cell<Option<Waker>>,
@@ -48,7 +48,7 @@ impl<const N: usize> SharedOutbox<N> {
         }
     }
 
-    /// Queues a notification now, as [`Outbox::notify`] does; `Err(BufferFull)` also
+    /// Queues a notification now, as [`Outbox::notify`] does; `Err(OutboxFull)` also
     /// while the writer is sending what was queued before.
     pub fn try_notify(
         &self,
@@ -60,12 +60,12 @@ impl<const N: usize> SharedOutbox<N> {
             let params = params.take().ok_or(WriteError::BufferFull)?;
             client::write_notification(room, method, params)
         });
-        written.map_err(|_| WriteError::BufferFull)
+        written.map_err(|_| WriteError::OutboxFull)
     }
 
     /// Queues a notification, waiting while the outbox is full or being sent.
     /// `params` may be called more than once (each time the message did not fit).
-    /// `Err(BufferFull)`: it does not fit even in an empty outbox.
+    /// `Err(OutboxFull)`: it does not fit even in an empty outbox.
     pub async fn notify(
         &self,
         method: &str,
@@ -146,14 +146,14 @@ impl<const N: usize> Queue for SharedOutbox<N> {
 }
 
 /// Queues the message `write` writes, trying each time the task is polled until it
-/// is taken, or until it cannot fit even in an empty queue (`BufferFull`).
+/// is taken, or until it cannot fit even in an empty queue (`OutboxFull`).
 pub(crate) async fn queue_message(
     queue: &dyn Queue,
     write: &mut WriteMessage<'_>,
 ) -> Result<(), WriteError> {
     poll_fn(|cx| match queue.try_write(write) {
         Ok(()) => Poll::Ready(Ok(())),
-        Err(true) => Poll::Ready(Err(WriteError::BufferFull)),
+        Err(true) => Poll::Ready(Err(WriteError::OutboxFull)),
         Err(false) => {
             queue.register(cx);
             Poll::Pending
