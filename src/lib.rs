@@ -187,6 +187,8 @@ pub mod std_io;
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub mod tokio;
+#[cfg(not(feature = "serde"))]
+mod without_serde;
 pub mod write;
 
 /// The README's Rust examples, compiled and run as doctests (they use `serde`, `std`,
