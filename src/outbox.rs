@@ -46,7 +46,7 @@ pub trait Outgoing {
 /// A fixed-capacity queue of outgoing notifications and requests, `N` bytes in all.
 ///
 /// Each message is written whole or not at all: one that does not fit is refused with
-/// [`WriteError::BufferFull`] and the queue keeps what it had, so a handler can
+/// [`WriteError::OutboxFull`] and the queue keeps what it had, so a handler can
 /// decide (drop a progress report, fail the call). Requests take their ids from the
 /// caller (an [`IdCounter`](crate::client::IdCounter)); match their responses with a
 /// [`Pending`](crate::client::Pending) table, fed by
@@ -153,8 +153,13 @@ fn push(
 ) -> Result<(), WriteError> {
     let room = buf.get_mut(*len..).unwrap_or(&mut []);
     // Keep a byte for the `\n`.
-    let room_len = room.len().checked_sub(1).ok_or(WriteError::BufferFull)?;
-    let written = write(room.get_mut(..room_len).unwrap_or(&mut []))?.len();
+    let room_len = room.len().checked_sub(1).ok_or(WriteError::OutboxFull)?;
+    let written = write(room.get_mut(..room_len).unwrap_or(&mut []))
+        .map_err(|e| match e {
+            WriteError::BufferFull => WriteError::OutboxFull,
+            e => e,
+        })?
+        .len();
     if let Some(nl) = buf.get_mut(*len + written) {
         *nl = b'\n';
     }
@@ -198,7 +203,7 @@ mod tests {
             }
             p.end()
         });
-        assert_eq!(e, Err(WriteError::BufferFull));
+        assert_eq!(e, Err(WriteError::OutboxFull));
         assert_eq!(outbox.queued(), queued);
         // What fits exactly, with its `\n`, is taken.
         let left = 128 - queued.len();
@@ -207,7 +212,7 @@ mod tests {
         let name = "x".repeat(left - exact);
         outbox.notify(&name, |_| Ok(())).unwrap();
         assert_eq!(outbox.queued().len(), 128);
-        assert_eq!(outbox.notify("", |_| Ok(())), Err(WriteError::BufferFull));
+        assert_eq!(outbox.notify("", |_| Ok(())), Err(WriteError::OutboxFull));
         outbox.clear();
         assert!(outbox.is_empty());
     }

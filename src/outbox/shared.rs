@@ -19,7 +19,7 @@ use crate::write::{ResultWriter, WriteError};
 /// It is an [`Outbox`] behind a `RefCell`, with the waker of the task that polls the
 /// loop: each message queued wakes the writer. While the writer sends, the queue is
 /// borrowed and messages wait ([`notify`](Self::notify) awaits room; [`try_notify`](Self::try_notify)
-/// says `BufferFull`). Not `Sync`: it belongs to one task. An outbox too large to
+/// says `OutboxFull`). Not `Sync`: it belongs to one task. An outbox too large to
 /// build as one value is lent its memory instead ([`LentOutbox`]).
 pub struct SharedOutbox<const N: usize> {
     shared: Shared<Outbox<N>>,
@@ -119,7 +119,7 @@ impl<const N: usize> SharedOutbox<N> {
         }
     }
 
-    /// Queues a notification now, as [`Outbox::notify`] does; `Err(BufferFull)` also
+    /// Queues a notification now, as [`Outbox::notify`] does; `Err(OutboxFull)` also
     /// while the writer is sending what was queued before.
     pub fn try_notify(
         &self,
@@ -131,7 +131,7 @@ impl<const N: usize> SharedOutbox<N> {
 
     /// Queues a notification, waiting while the outbox is full or being sent.
     /// `params` may be called more than once (each time the message did not fit).
-    /// `Err(BufferFull)`: it does not fit even in an empty outbox.
+    /// `Err(OutboxFull)`: it does not fit even in an empty outbox.
     pub async fn notify(
         &self,
         method: &str,
@@ -190,7 +190,7 @@ fn try_notify(
         let params = params.take().ok_or(WriteError::BufferFull)?;
         client::write_notification(room, method, params)
     });
-    written.map_err(|_| WriteError::BufferFull)
+    written.map_err(|_| WriteError::OutboxFull)
 }
 
 async fn notify(
@@ -291,14 +291,14 @@ impl<B: Store> Queue for Shared<B> {
 }
 
 /// Queues the message `write` writes, trying each time the task is polled until it
-/// is taken, or until it cannot fit even in an empty queue (`BufferFull`).
+/// is taken, or until it cannot fit even in an empty queue (`OutboxFull`).
 pub(crate) async fn queue_message(
     queue: &dyn Queue,
     write: &mut WriteMessage<'_>,
 ) -> Result<(), WriteError> {
     poll_fn(|cx| match queue.try_write(write) {
         Ok(()) => Poll::Ready(Ok(())),
-        Err(true) => Poll::Ready(Err(WriteError::BufferFull)),
+        Err(true) => Poll::Ready(Err(WriteError::OutboxFull)),
         Err(false) => {
             queue.register(cx);
             Poll::Pending

@@ -1172,7 +1172,7 @@ impl<'c, S> Call<'c, S> {
     /// Queues a notification for the peer, waiting while the outbox is full: it goes
     /// out as soon as the writer is free, before this call's reply. `params` as for
     /// [`Outbox::notify`](crate::outbox::Outbox::notify); it may be called more than
-    /// once (each time the message did not fit). `Err(BufferFull)`: it does not fit
+    /// once (each time the message did not fit). `Err(OutboxFull)`: it does not fit
     /// even in an empty outbox.
     pub async fn notify(
         &self,

@@ -56,10 +56,14 @@ pub(crate) use reply::Message;
 // Cortex-M).
 #[repr(u32)]
 pub enum WriteError {
-    /// The reply does not fit in the output buffer.
+    /// The reply (or the message a client writes) does not fit in the output buffer.
     BufferFull = 1,
     /// A call out of order for the JSON being written (a handler bug).
     Misuse = 2,
+    /// The message does not fit in what is left of an outbox
+    /// ([`Outbox`](crate::outbox::Outbox), `SharedOutbox`): nothing was queued; the
+    /// messages queued before it go out first, or it is too long for the outbox.
+    OutboxFull = 3,
 }
 
 impl fmt::Display for WriteError {
@@ -67,6 +71,7 @@ impl fmt::Display for WriteError {
         f.write_str(match self {
             Self::BufferFull => "reply does not fit in the output buffer",
             Self::Misuse => "result written out of order",
+            Self::OutboxFull => "message does not fit in what is left of the outbox",
         })
     }
 }
