@@ -64,14 +64,10 @@ if [ ! -x "$SIZE" ]; then
     exit 1
 fi
 
-# Each build in its own target directory under target/ (plain/ is qemu-test.sh's),
-# so that neither relinks the other's.
 OUT=target/budget/$BOARD
 mkdir -p "$OUT"
-CARGO_TARGET_DIR="$HERE/target/echo-only" cargo build --release --quiet --features "$BOARD,echo-only" --target "$TARGET"
-cp "target/echo-only/$TARGET/release/firmware" "$OUT/echo-only.elf"
-CARGO_TARGET_DIR="$HERE/target/plain" cargo build --release --quiet --features "$BOARD" --target "$TARGET"
-cp "target/plain/$TARGET/release/firmware" "$OUT/firmware.elf"
+cp "$(firmware_build "$BOARD" echo-only echo-only)" "$OUT/echo-only.elf"
+cp "$(firmware_build "$BOARD" plain)" "$OUT/firmware.elf"
 
 # Berkeley format: text (code + rodata + vector table), data, bss.
 sizes() { "$SIZE" -B "$1" | awk 'NR == 2 { print $1, $2, $3 }'; }

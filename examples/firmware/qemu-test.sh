@@ -12,8 +12,11 @@
 #    the edge cases of qemu_transcript.py over the UART, then `stats` and `shutdown`
 #    (QEMU must exit 0), then budget.sh with the stack peak `stats` reported;
 # 3. on the LM3S6965: the `cobs` build (COBS frames with a CRC-32) under the same
-#    transcript in that framing, and the `defmt` build, whose decoded log must have
-#    every line of defmt-expected.log (defmt-print is installed when missing).
+#    transcript in that framing; noisy-link.sh at one rate (1000 requests through a
+#    corrupter, both framings: none may reach a handler as another request under
+#    COBS+CRC-32, and the device must keep answering); and the `defmt` build, whose
+#    decoded log must have every line of defmt-expected.log (defmt-print is
+#    installed when missing).
 #
 # The UART is a `-chardev pipe` (two FIFOs). Every wait has a timeout. A budget over
 # its limit fails, unless it is named in FIRMWARE_BUDGET_WARN (see budget.sh).
@@ -88,56 +91,20 @@ if [ ! -f "$SPEC" ]; then
     exit 1
 fi
 
-QPID=""
-PIPEDIR=""
-cleanup() {
-    if [ -n "$QPID" ] && kill -0 "$QPID" 2>/dev/null; then
-        kill "$QPID" 2>/dev/null || true
-    fi
-    if [ -n "$PIPEDIR" ]; then rm -rf "$PIPEDIR"; fi
-}
-trap cleanup EXIT
+trap qemu_cleanup EXIT
 
-# run_qemu NAME BOARD ELF [transcript options...]: boots ELF on BOARD with its UART
-# on two FIFOs, runs the transcript against it, and checks QEMU's exit status is 0
-# after `shutdown`.
+# run_qemu NAME BOARD ELF [transcript options...]: boots ELF on BOARD, runs the
+# transcript against its UART, and checks QEMU's exit status is 0 after `shutdown`.
 run_qemu() {
     local name="$1" board="$2" elf="$3"
     shift 3
-    local out="$WORK/$name"
-    mkdir -p "$out"
-    PIPEDIR=$(mktemp -d)
-    mkfifo "$PIPEDIR/uart.in" "$PIPEDIR/uart.out"
-    # The overall timeout is a backstop only.
-    timeout 180 $(board_qemu "$board") \
-        -chardev "pipe,id=uart0,path=$PIPEDIR/uart" -serial chardev:uart0 \
-        -kernel "$elf" </dev/null >"$out/semihosting.out" 2>"$out/qemu.err" &
-    QPID=$!
-
-    local rc=0
+    local out="$WORK/$name" rc=0 qrc=0
+    qemu_start "$board" "$elf" "$out"
     timeout 300 python3 qemu_transcript.py --uart "$PIPEDIR/uart" --spec "$SPEC" \
         --transcript "$out/transcript.txt" --stats-out "$out/stats.json" "$@" || rc=$?
-
-    # After `shutdown` QEMU must exit by itself, with status 0, promptly.
-    local i
-    for i in $(seq 1 150); do
-        kill -0 "$QPID" 2>/dev/null || break
-        sleep 0.1
-    done
-    local qrc=0
-    if kill -0 "$QPID" 2>/dev/null; then
-        echo "FAIL ($name): QEMU still running 15 s after the transcript; killed"
-        kill "$QPID" 2>/dev/null || true
-        wait "$QPID" 2>/dev/null || true
-        qrc=timeout
-    else
-        wait "$QPID" || qrc=$?
-    fi
-    QPID=""
-    rm -rf "$PIPEDIR"
-    PIPEDIR=""
+    qemu_finish "$name" || qrc=$?
     if [ "$rc" != 0 ] || [ "$qrc" != 0 ]; then
-        echo "FAIL ($name): transcript exit $rc, QEMU exit $qrc"
+        echo "FAIL ($name): transcript exit $rc"
         echo "--- QEMU stderr:"
         cat "$out/qemu.err" || true
         return 1
@@ -145,18 +112,13 @@ run_qemu() {
     echo "QEMU exited with status 0 after shutdown"
 }
 
-# build BOARD DIR [features...]: the release firmware for BOARD, built in target/DIR
-# (each variant in its own directory, so none relinks another), copied to
-# $WORK/$BOARD-DIR.elf.
+# build BOARD DIR [FEATURE...]: firmware_build (boards.sh), the ELF copied to
+# $WORK/BOARD-DIR.elf.
 build() {
-    local board="$1" dir="$2" target
-    shift 2
-    target=$(board_target "$board")
-    local features="$board${*:+,$*}"
-    features="${features// /,}"
-    CARGO_TARGET_DIR="$HERE/target/$dir" cargo build --release --quiet --features "$features" --target "$target"
+    local elf
+    elf=$(firmware_build "$@")
     mkdir -p "$WORK"
-    cp "target/$dir/$target/release/firmware" "$WORK/$board-$dir.elf"
+    cp "$elf" "$WORK/$1-$2.elf"
 }
 
 for board in $BOARDS; do
@@ -176,6 +138,18 @@ case " $BOARDS " in *" lm3s6965 "*) ;; *) stage "passed"; exit 0 ;; esac
 stage "lm3s6965: COBS frames with a CRC-32, the same transcript"
 build lm3s6965 cobs cobs
 run_qemu lm3s6965-cobs lm3s6965 "$WORK/lm3s6965-cobs.elf" --framing cobs
+# An empty COBS+CRC-32 accumulator is all zero bytes (frame::cobs): its static lands
+# in .bss, and .data, whose image would take as much flash, stays empty.
+HOST=$(rustc -vV | sed -n 's/^host: //p')
+DATA=$("$(rustc --print sysroot)/lib/rustlib/$HOST/bin/llvm-size" -B "$WORK/lm3s6965-cobs.elf" | awk 'NR == 2 { print $2 }')
+if [ "$DATA" != 0 ]; then
+    echo "FAIL (cobs): .data holds $DATA bytes (the buffers' static is not all zeros)"
+    exit 1
+fi
+
+stage "lm3s6965: the noisy link through the UART, newline and COBS+CRC-32, at one rate"
+# The README's table is the same script at five rates (noisy-link.sh with no rate).
+bash "$HERE/noisy-link.sh" --board lm3s6965 0.01
 
 stage "lm3s6965: defmt build, logging over semihosting"
 build lm3s6965 defmt defmt
