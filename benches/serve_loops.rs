@@ -1,16 +1,29 @@
-//! Pipelined throughput of the serve loops: a stream of requests already read (the
-//! client sends without waiting), answered by the one-at-a-time `Service` and by the
-//! concurrent service with 1 and with 8 slots, each request through the same handlers
-//! (a `ping` and an `echo` of small params). `Throughput::Elements`: messages a second.
+//! Pipelined throughput of the serve loops: a stream of requests the client sends
+//! without waiting, answered by the one-at-a-time `Service` and by the concurrent
+//! service with 1 and with 8 slots, each request through the same handlers (a `ping`
+//! and an `echo` of small params). `Throughput::Elements`: messages a second.
 //!
 //!   cargo bench -p jsonrpc-slice-benches --bench serve_loops
 //!
-//! The concurrent loop runs on `embassy_futures::block_on` over an in-memory reader and
-//! writer; every handler completes at its first poll, so this measures the loop's own
-//! cost per message (copy into a slot, the second envelope read, the writer's order),
-//! not any overlap of slow handlers.
+//! Two transports:
+//!
+//! - in memory: 1,000 requests already read, replies counted; this is the loop's own
+//!   cost per message.
+//! - over OS pipes (`std::io::pipe`): 10,000 requests written into one pipe by a
+//!   thread, replies read out of another by a third; the loop reads 16 KiB at a time
+//!   and writes through an 8 KiB `BufWriter` (`std_io::serve_split` for `Service`, the
+//!   same pipe ends as `Read` and `Write` halves for the concurrent loop), each
+//!   flushing before it reads.
+//!
+//! The concurrent loop runs on `embassy_futures::block_on`; every handler completes at
+//! its first poll, so this measures the loop, not any overlap of slow handlers.
+//!
+//! `serve_loops count <service|n1|n8> <messages>` runs one loop once in memory, for
+//! callgrind to count (`--toggle-collect='*counted*'`, then divide by the messages):
+//!
+//!   valgrind --tool=callgrind --toggle-collect='*counted*' target/release/deps/serve_loops-* count n1 20000
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, Criterion, Throughput};
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::outbox::SharedOutbox;
 use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer, Read, Slots, Write};
@@ -19,12 +32,15 @@ use jsonrpc_slice::{
     async_method_table, method_table, Params, RawJson, ResultWriter, RpcError, Server,
 };
 use std::hint::black_box;
+use std::io::{BufWriter, PipeReader, PipeWriter};
 
 const MESSAGES: usize = 1000;
+/// Over pipes: more messages, so that starting the threads is a small part.
+const PIPED: usize = 10_000;
 
-fn input() -> Vec<u8> {
+fn input(messages: usize) -> Vec<u8> {
     let mut s = String::new();
-    for i in 0..MESSAGES {
+    for i in 0..messages {
         if i % 2 == 0 {
             s.push_str(&format!(
                 "{{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":{i}}}\n"
@@ -103,13 +119,23 @@ impl Write for Count {
 }
 
 fn concurrent<const N: usize>(input: &[u8], slots: &Slots<N, 1024, 1024>) -> usize {
+    let (mut r, mut w) = (Input(input), Count(0));
+    serve_concurrent(slots, &mut r, &mut w);
+    w.0
+}
+
+fn serve_concurrent<const N: usize, R: Read, W: Write>(
+    slots: &Slots<N, 1024, 1024>,
+    r: &mut R,
+    w: &mut W,
+) {
     let outbox = SharedOutbox::<1024>::new();
     let mut framer = LineAccumulator::<1024>::new();
     let mut chunk = [0u8; 16 * 1024];
-    let (mut r, mut w) = (Input(input), Count(0));
-    let serve = CONCURRENT.serve(&(), &mut framer, slots, &outbox, &mut chunk, &mut r, &mut w);
-    embassy_futures::block_on(serve).unwrap();
-    w.0
+    let serve = CONCURRENT.serve(&(), &mut framer, slots, &outbox, &mut chunk, r, w);
+    if embassy_futures::block_on(serve).is_err() {
+        panic!("the loop failed");
+    }
 }
 
 fn one_at_a_time(input: &[u8]) -> usize {
@@ -136,8 +162,71 @@ fn one_at_a_time(input: &[u8]) -> usize {
     }
 }
 
+/// The read end of a pipe, as the concurrent loop's reader (a blocking read).
+struct PipeIn(PipeReader);
+
+impl Read for PipeIn {
+    type Error = std::io::Error;
+    async fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        std::io::Read::read(&mut self.0, buf)
+    }
+}
+
+/// The write end of a pipe behind a `BufWriter`, as the concurrent loop's writer.
+struct PipeOut(BufWriter<PipeWriter>);
+
+impl Write for PipeOut {
+    type Error = std::io::Error;
+    async fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        std::io::Write::write_all(&mut self.0, bytes)
+    }
+    async fn flush(&mut self) -> std::io::Result<()> {
+        std::io::Write::flush(&mut self.0)
+    }
+}
+
+/// Serves `input` over two OS pipes: a thread writes it into one, `serve` answers from
+/// it into the other (and drops its end), a thread reads the replies out. The bytes
+/// read out.
+fn piped(input: &[u8], serve: impl FnOnce(PipeReader, PipeWriter)) -> usize {
+    let (requests, mut client) = std::io::pipe().unwrap();
+    let (mut replies, server) = std::io::pipe().unwrap();
+    std::thread::scope(|s| {
+        s.spawn(move || std::io::Write::write_all(&mut client, input).unwrap());
+        let drain = s.spawn(move || {
+            let (mut buf, mut n) = (vec![0u8; 64 * 1024], 0);
+            loop {
+                match std::io::Read::read(&mut replies, &mut buf).unwrap() {
+                    0 => return n,
+                    k => n += k,
+                }
+            }
+        });
+        serve(requests, server);
+        drain.join().unwrap()
+    })
+}
+
+fn one_at_a_time_piped(input: &[u8]) -> usize {
+    piped(input, |mut requests, server| {
+        let mut framer = LineAccumulator::<1024>::new();
+        let (mut chunk, mut output) = ([0u8; 16 * 1024], [0u8; 1024]);
+        let mut service = Service::new(&SYNC, &mut framer, &mut chunk, &mut output);
+        let mut replies = BufWriter::new(server);
+        jsonrpc_slice::std_io::serve_split(&mut service, &mut (), &mut requests, &mut replies)
+            .unwrap();
+    })
+}
+
+fn concurrent_piped<const N: usize>(input: &[u8], slots: &Slots<N, 1024, 1024>) -> usize {
+    piped(input, |requests, server| {
+        let (mut r, mut w) = (PipeIn(requests), PipeOut(BufWriter::new(server)));
+        serve_concurrent(slots, &mut r, &mut w);
+    })
+}
+
 fn bench(c: &mut Criterion) {
-    let input = input();
+    let input = input(MESSAGES);
     let want = one_at_a_time(&input);
     let one = Box::new(Slots::<1, 1024, 1024>::new());
     let eight = Box::new(Slots::<8, 1024, 1024>::new());
@@ -156,7 +245,51 @@ fn bench(c: &mut Criterion) {
         b.iter(|| concurrent(black_box(&input), &eight))
     });
     g.finish();
+
+    let input = input_piped();
+    let want = one_at_a_time(&input);
+    assert_eq!(one_at_a_time_piped(&input), want);
+    assert_eq!(concurrent_piped(&input, &one), want);
+    assert_eq!(concurrent_piped(&input, &eight), want);
+    let mut g = c.benchmark_group("serve_loops over pipes");
+    g.throughput(Throughput::Elements(PIPED as u64));
+    g.bench_function("Service (one at a time)", |b| {
+        b.iter(|| one_at_a_time_piped(black_box(&input)))
+    });
+    g.bench_function("concurrent, N = 1", |b| {
+        b.iter(|| concurrent_piped(black_box(&input), &one))
+    });
+    g.bench_function("concurrent, N = 8", |b| {
+        b.iter(|| concurrent_piped(black_box(&input), &eight))
+    });
+    g.finish();
+}
+
+fn input_piped() -> Vec<u8> {
+    input(PIPED)
+}
+
+/// One loop (`service`, `n1`, `n8`) over `input` in memory: what callgrind counts.
+#[inline(never)]
+fn counted(which: &str, input: &[u8]) -> usize {
+    match which {
+        "service" => one_at_a_time(input),
+        "n1" => concurrent(input, &Slots::<1, 1024, 1024>::new()),
+        "n8" => concurrent(input, &Slots::<8, 1024, 1024>::new()),
+        _ => panic!("count service|n1|n8 MESSAGES"),
+    }
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("count") {
+        let (which, messages) = (&args[2], args[3].parse().unwrap());
+        let input = input(messages);
+        println!("{} bytes written", counted(which, black_box(&input)));
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

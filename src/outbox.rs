@@ -28,10 +28,10 @@ use crate::write::{ResultWriter, WriteError};
 #[cfg(feature = "concurrent")]
 mod shared;
 #[cfg(feature = "concurrent")]
-#[cfg_attr(docsrs, doc(cfg(feature = "concurrent")))]
-pub use shared::SharedOutbox;
+pub(crate) use shared::{queue_message, AsQueue, Queue};
 #[cfg(feature = "concurrent")]
-pub(crate) use shared::{queue_message, Queue};
+#[cfg_attr(docsrs, doc(cfg(feature = "concurrent")))]
+pub use shared::{LentOutbox, SharedOutbox};
 
 /// Messages queued for the peer, whatever holds them: what the serve loop drains.
 pub trait Outgoing {
@@ -140,21 +140,31 @@ impl<const N: usize> Outbox<N> {
         &mut self,
         write: impl FnOnce(&mut [u8]) -> Result<&[u8], WriteError>,
     ) -> Result<(), WriteError> {
-        let room = self.buf.get_mut(self.len..).unwrap_or(&mut []);
-        // Keep a byte for the `\n`.
-        let room_len = room.len().checked_sub(1).ok_or(WriteError::OutboxFull)?;
-        let written = write(room.get_mut(..room_len).unwrap_or(&mut []))
-            .map_err(|e| match e {
-                WriteError::BufferFull => WriteError::OutboxFull,
-                e => e,
-            })?
-            .len();
-        if let Some(nl) = self.buf.get_mut(self.len + written) {
-            *nl = b'\n';
-        }
-        self.len += written + 1;
-        Ok(())
+        push(&mut self.buf, &mut self.len, write)
     }
+}
+
+/// Writes one message after the `len` bytes queued in `buf`, with its `\n`: all of
+/// it, or nothing (`len` unchanged).
+fn push(
+    buf: &mut [u8],
+    len: &mut usize,
+    write: impl FnOnce(&mut [u8]) -> Result<&[u8], WriteError>,
+) -> Result<(), WriteError> {
+    let room = buf.get_mut(*len..).unwrap_or(&mut []);
+    // Keep a byte for the `\n`.
+    let room_len = room.len().checked_sub(1).ok_or(WriteError::OutboxFull)?;
+    let written = write(room.get_mut(..room_len).unwrap_or(&mut []))
+        .map_err(|e| match e {
+            WriteError::BufferFull => WriteError::OutboxFull,
+            e => e,
+        })?
+        .len();
+    if let Some(nl) = buf.get_mut(*len + written) {
+        *nl = b'\n';
+    }
+    *len += written + 1;
+    Ok(())
 }
 
 impl<const N: usize> Outgoing for Outbox<N> {

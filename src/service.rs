@@ -104,6 +104,11 @@ struct Input<'b> {
 }
 
 impl Input<'_> {
+    /// There is something to feed: bytes read, or the end of the input not yet told.
+    fn has_more(&self) -> bool {
+        self.start < self.end || (self.ended && !self.finished)
+    }
+
     /// Feeds `framer` up to its next event (answering into `output` what is not a
     /// frame); once the input has ended and all of it was fed, tells the framer, once.
     /// `None`: nothing more until the next read (or ever, after the end).
@@ -452,10 +457,16 @@ pub(crate) fn run<C, F: Framer + ?Sized, T: Transport + ?Sized>(
     io: &mut T,
 ) -> Result<(), ServeError<T::ReadError, T::WriteError>> {
     loop {
+        // What one read brings is answered, then flushed once, before the next read
+        // (which may block): not a write to the peer per reply.
+        let mut written = false;
         while let Some(reply) = service.next(ctx) {
             for piece in reply.pieces() {
                 io.write_all(piece).map_err(ServeError::Write)?;
             }
+            written = true;
+        }
+        if written {
             io.flush().map_err(ServeError::Write)?;
         }
         if service.is_done() {
@@ -538,10 +549,15 @@ pub(crate) async fn run_async<C, S: AsyncServing<C> + ?Sized, T: AsyncTransport 
     io: &mut T,
 ) -> Result<(), ServeError<T::ReadError, T::WriteError>> {
     loop {
+        // As in `run`: one flush for what one read brings.
+        let mut written = false;
         while let Some(reply) = service.next_send(ctx).await {
             for piece in reply.pieces() {
                 io.write_all(piece).await.map_err(ServeError::Write)?;
             }
+            written = true;
+        }
+        if written {
             io.flush().await.map_err(ServeError::Write)?;
         }
         if service.is_done() {
@@ -678,7 +694,8 @@ macro_rules! embedded_io_loops {
         /// writes (a UART), until its input ends (a read of 0 bytes) or the service's
         /// stop condition holds: see [`Service`](crate::service::Service) for what is sent
         /// when. Each reply, and
-        /// each message from the outbox, is written whole and flushed.
+        /// each message from the outbox, is written whole; what one read brings is
+        /// flushed once, before the next read.
         #[cfg(feature = $feature)]
         #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
         pub fn serve<C, F, IO>(

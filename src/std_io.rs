@@ -59,8 +59,8 @@ fn one_error(e: ServeError<io::Error, io::Error>) -> io::Error {
 
 /// Serves `io`, one object that reads and writes (a `TcpStream`, a serial port), until
 /// its input ends or the service's stop condition holds: see [`Service`] for what is
-/// sent when. Each reply, and each message from the outbox, is written whole and
-/// flushed. The buffers are the service's; nothing is allocated.
+/// sent when. Each reply, and each message from the outbox, is written whole; what one
+/// read brings is flushed once, before the next read. The buffers are the service's; nothing is allocated.
 pub fn serve<C, F: Framer + ?Sized, IO: Read + Write + ?Sized>(
     service: &mut Service<'_, C, F>,
     ctx: &mut C,

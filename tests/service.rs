@@ -694,3 +694,56 @@ fn a_handler_can_send_what_it_queued_while_it_runs() {
         [first, step(1), reply(2)].concat()
     );
 }
+
+/// A `std::io` object that gives its input two lines a read and logs what the loop
+/// does: `r` a read, `w` a write, `f` a flush.
+struct Logged {
+    input: Vec<u8>,
+    at: usize,
+    log: String,
+}
+
+impl Read for Logged {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.log.push('r');
+        let rest = &self.input[self.at..];
+        let two = rest
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| b == b'\n')
+            .nth(1)
+            .map_or(rest.len(), |(i, _)| i + 1);
+        let n = two.min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+impl Write for Logged {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.log.push('w');
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.log.push('f');
+        Ok(())
+    }
+}
+
+#[test]
+fn the_replies_to_one_read_share_a_flush_made_before_the_next_read() {
+    let (mut framer, mut chunk, mut out) = (LineAccumulator::<256>::new(), [0u8; 512], [0u8; 256]);
+    let mut service = service!(framer, chunk, out);
+    let mut io = Logged {
+        input: CALL.repeat(4).into_bytes(),
+        at: 0,
+        log: String::new(),
+    };
+    std_io::serve(&mut service, &mut Ctx::new(), &mut io).unwrap();
+    // Two reads of two calls each; each call a notification and a reply (two pieces
+    // each: the message, its newline). One flush a read (there were 8, one a message),
+    // each before the next read; nothing written after the last.
+    let each = format!("r{}f", "w".repeat(8));
+    assert_eq!(io.log, format!("{each}{each}r"));
+}

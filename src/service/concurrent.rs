@@ -13,22 +13,31 @@
 //! [`ConcurrentServer::serve`] is one future made of three parts and `N` workers, all
 //! polled by the task that awaits it (no executor of its own, no `Send` needed):
 //!
-//! - the **reader** reads the transport, cuts frames with the framer, and hands each
-//!   request (or batch, or notification) to a free slot, copying it into the slot's
-//!   frame buffer. A cancellation is applied at once (it takes no slot); a response
-//!   from the peer goes to the handler that awaits it.
-//! - each **worker** runs the handlers of the message in its slot, exactly as
+//! - the **reader** reads the transport whenever everything read was cut into frames
+//!   (flushing first what was written, since the peer may wait for it). While every
+//!   slot is busy it also cuts the frames itself: a cancellation is applied at once
+//!   (it takes no slot), a response from the peer goes to the handler that awaits it,
+//!   and a request waits for a slot (see Bounds).
+//! - each **worker** runs the message in its slot, exactly as
 //!   [`AsyncServer::handle`](crate::AsyncServer::handle) would (the same replies, byte
-//!   for byte), writing the reply into the slot's reply buffer.
-//! - the **writer** sends what the [`SharedOutbox`] holds (notifications and requests
-//!   of handlers and of the application), then the replies, in the order their
-//!   handlers completed (JSON-RPC allows any order). What a handler queued before it
-//!   completed goes out before its reply.
+//!   for byte), and writes its reply as soon as the outbox holds nothing (so what its
+//!   handler queued goes first) and the transport is free. While its slot is free it
+//!   takes the next frame from the framer itself, copied into its frame buffer and
+//!   read once: a worker whose handlers complete at once answers a whole read's worth
+//!   of messages in one poll. Replies go out in the order their handlers completed
+//!   (JSON-RPC allows any order).
+//! - the **writer** sends what the [`SharedOutbox`](crate::outbox::SharedOutbox) holds (notifications and requests
+//!   of handlers and of the application) as soon as it holds something, and flushes
+//!   the transport once nothing more is ready to be written: the replies to one read
+//!   share a flush.
 //!
 //! # Bounds
 //!
-//! Memory is [`Slots`]: `N` frame buffers and `N` reply buffers, plus two frame
-//! buffers for the reader. When all `N` slots are busy the reader keeps at most one
+//! Memory is [`Slots`] (inline, a `const fn`) or [`LentSlots`] (buffers lent once at
+//! start, for buffers too large to build as one value): `N` frame buffers and `N`
+//! reply buffers, plus two frame buffers for the reader; the outbox is a
+//! [`SharedOutbox`](crate::outbox::SharedOutbox) or a
+//! [`LentOutbox`](crate::outbox::LentOutbox). The loop's code is the same for both. When all `N` slots are busy the reader keeps at most one
 //! request waiting for a slot and goes on reading, so a cancellation (or a response
 //! the peer sends to a handler) is still applied; a second request that finds no slot
 //! is held, and reading stops until a slot frees (backpressure: input is never
@@ -80,13 +89,20 @@ use crate::client::{self, same_id, RequestId};
 use crate::dispatch::{MethodTable, Server};
 use crate::dispatch_async::{self, AsyncMethods};
 use crate::envelope::{self, parse_response, Call as Message, Envelope, Outcome, ResponseMessage};
-use crate::frame::{end_event, framed, next_event, oversized_frame_reply, Event, Framer};
+use crate::frame::{framed, oversized_frame_reply, Event, Framer};
 use crate::id::Id;
 use crate::limits::Limits;
-use crate::outbox::{queue_message, Queue, SharedOutbox};
+use crate::outbox::{queue_message, AsQueue, Queue};
 use crate::raw::RawJson;
+use crate::scan::ScanError;
 use crate::write::{Message as Text, ResultWriter, WriteError};
 
+use super::Input;
+
+mod memory;
+
+use self::memory::Buffer;
+pub use self::memory::{LentSlots, Memory, Slots};
 pub use super::ServeError;
 
 /// The read half of a transport (a UART's receiver, a socket's read half, stdin).
@@ -106,7 +122,8 @@ pub trait Write {
     type Error;
     /// Writes all of `bytes`.
     async fn write_all(&mut self, bytes: &[u8]) -> Result<(), Self::Error>;
-    /// Sends what was written (called after each message).
+    /// Sends what was written (called before each read, and once nothing more is
+    /// ready to be written).
     async fn flush(&mut self) -> Result<(), Self::Error>;
 }
 
@@ -212,6 +229,14 @@ impl<T> ConcurrentServer<T> {
         self
     }
 
+    /// The same server, telling `hook` of every call (see
+    /// [`CallHook`](crate::dispatch::CallHook)); the duration it is given includes the
+    /// handler's awaits, not the time the request waited for a slot.
+    pub const fn with_hook(mut self, hook: crate::dispatch::CallHook) -> Self {
+        self.base = self.base.with_hook(hook);
+        self
+    }
+
     /// The same server, cancelling requests as `cancellation` says.
     pub const fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
         self.cancellation = Some(cancellation);
@@ -226,26 +251,19 @@ impl<T> ConcurrentServer<T> {
     /// Serves the stream read from `reader` (cut into messages by `framer`, each
     /// read going into `chunk`), answering on `writer`, until the input ends and
     /// every call is answered: see the [module](self) docs. `state` is what every
-    /// handler's [`Call::state`] gives; `outbox` is where handlers and the
+    /// handler's [`Call::state`] gives; `slots` is the loop's [`Memory`] ([`Slots`]
+    /// or [`LentSlots`]); `outbox` ([`SharedOutbox`](crate::outbox::SharedOutbox) or
+    /// [`LentOutbox`](crate::outbox::LentOutbox)) is where handlers and the
     /// application queue what the server sends on its own.
     ///
     /// `slots` and `outbox` may be used again by a later `serve`.
     #[allow(clippy::too_many_arguments)]
-    pub async fn serve<
-        S,
-        F,
-        R,
-        W,
-        const N: usize,
-        const FRAME: usize,
-        const REPLY: usize,
-        const Q: usize,
-    >(
+    pub async fn serve<S, F, R, W, M, O, const N: usize>(
         &self,
         state: &S,
         framer: &mut F,
-        slots: &Slots<N, FRAME, REPLY>,
-        outbox: &SharedOutbox<Q>,
+        slots: &M,
+        outbox: &O,
         chunk: &mut [u8],
         reader: &mut R,
         writer: &mut W,
@@ -255,113 +273,138 @@ impl<T> ConcurrentServer<T> {
         F: Framer + ?Sized,
         R: Read + ?Sized,
         W: Write + ?Sized,
+        M: Memory<N> + ?Sized,
+        O: AsQueue + ?Sized,
     {
-        for control in &slots.control {
-            control.reset();
-        }
+        let control: [Control; N] = [const { Control::new() }; N];
         let hub = Hub {
-            control: &slots.control,
-            outbox,
-            held_buf: &slots.held,
+            control: &control,
+            outbox: outbox.as_queue(),
+            held_buf: slots.held(),
             held: Cell::new(Held::Nothing),
             waiting: Cell::new(None),
             read_all: Cell::new(false),
             failed: Cell::new(false),
+            unflushed: Cell::new(false),
             next_peer_id: Cell::new(1),
-            answered: Cell::new(0),
             limits: self.base.limits(),
         };
-        let framer = RefCell::new(framer);
-        let read_error = Cell::new(None);
-        let write_error = Cell::new(None);
-        let workers: [_; N] = core::array::from_fn(|i| self.work(&hub, state, i, slots));
+        let io = Io {
+            input: RefCell::new(Input {
+                chunk,
+                start: 0,
+                end: 0,
+                ended: false,
+                finished: false,
+            }),
+            framer: RefCell::new(framer),
+            writer: RefCell::new(writer),
+            read_error: Cell::new(None),
+            write_error: Cell::new(None),
+        };
+        let workers: [_; N] = core::array::from_fn(|i| self.work(&hub, state, i, slots, &io));
         let parts = join3(
-            async {
-                if let Err(e) = self.read(&hub, &framer, slots, chunk, reader).await {
-                    read_error.set(Some(e));
-                    hub.failed.set(true);
-                    hub.wake();
-                }
-            },
+            self.read(&hub, slots, &io, reader),
             join_array(workers),
             async {
-                if let Err(e) = self.write(&hub, &framer, slots, writer).await {
-                    write_error.set(Some(e));
-                    hub.failed.set(true);
-                    hub.wake();
+                if let Err(e) = self.write(&hub, &io).await {
+                    io.fail(&hub, ServeError::Write(e));
                 }
             },
         );
         let failed = hub.until(|| hub.failed.get().then_some(()));
         let _ = select(parts, failed).await;
-        if let Some(e) = read_error.take() {
+        if let Some(e) = io.read_error.take() {
             return Err(ServeError::Read(e));
         }
-        if let Some(e) = write_error.take() {
+        if let Some(e) = io.write_error.take() {
             return Err(ServeError::Write(e));
         }
         Ok(())
     }
 
-    /// The reader: frames into slots, cancellations applied, responses handed over.
-    async fn read<F, R, const N: usize, const FRAME: usize, const REPLY: usize>(
+    /// The reader: reads the transport whenever everything read was fed to the framer
+    /// (flushing what was written first), and takes frames itself only while every
+    /// slot is busy (a free worker takes its own): a cancellation is applied, a
+    /// response handed over, a request kept waiting for a slot or held.
+    // The input stays borrowed while a read fills it (no worker has anything to take
+    // meanwhile), the transport while it is flushed.
+    #[allow(clippy::await_holding_refcell_ref)]
+    async fn read<F, R, W, const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
-        framer: &RefCell<&mut F>,
-        slots: &Slots<N, FRAME, REPLY>,
-        chunk: &mut [u8],
-        io: &mut R,
-    ) -> Result<(), R::Error>
-    where
+        slots: &M,
+        io: &Io<'_, F, R, W>,
+        reader: &mut R,
+    ) where
         F: Framer + ?Sized,
         R: Read + ?Sized,
+        W: Write + ?Sized,
     {
-        let (mut start, mut end) = (0, 0);
-        let (mut ended, mut finished) = (false, false);
         // The replies the reader writes itself: a frame that is not one, a cancelled
         // request that had no slot yet.
         let mut own = [0u8; OWN_REPLY];
         loop {
-            // What waits goes into a slot first; a held frame stops reading.
-            hub.until(|| settle(hub, slots).then_some(())).await;
-            let step = {
-                let mut framer = hub.until(|| framer.try_borrow_mut().ok()).await;
-                let mut unfed = chunk.get(start..end).unwrap_or(&[]);
-                let before = unfed.len();
-                let event = match (before, ended) {
-                    (0, true) if !finished => {
-                        finished = true;
-                        end_event(&mut **framer, &mut own)
+            let next = hub.until(|| {
+                // What waits goes into a slot first; a held frame stops reading.
+                if !settle(hub, slots) {
+                    return None;
+                }
+                let input = io.input.try_borrow().ok()?;
+                if input.has_more() {
+                    return hub.free_slot().is_none().then_some(Reading::Take);
+                }
+                match (input.ended, input.finished) {
+                    (false, _) => Some(Reading::Read),
+                    (true, true) => Some(Reading::End),
+                    (true, false) => None,
+                }
+            });
+            let step = match next.await {
+                Reading::End => break,
+                Reading::Read => {
+                    // The peer may wait for these replies before it sends more.
+                    if hub.unflushed.get() {
+                        let mut writer = hub.until(|| io.writer.try_borrow_mut().ok()).await;
+                        if let Err(e) = writer.flush().await {
+                            return io.fail(hub, ServeError::Write(e));
+                        }
+                        hub.unflushed.set(false);
                     }
-                    (0, _) => None,
-                    _ => next_event(&mut **framer, &mut unfed, &mut own),
-                };
-                start += before - unfed.len();
-                match event {
-                    None => Step::Read,
-                    Some(Event::Answered(len)) => Step::Own(len),
-                    Some(Event::Frame(frame)) => self.take(hub, slots, frame, &mut own),
+                    let Ok(mut input) = io.input.try_borrow_mut() else {
+                        continue;
+                    };
+                    match reader.read(input.chunk).await {
+                        Ok(0) => input.ended = true,
+                        Ok(n) => (input.start, input.end) = (0, n.min(input.chunk.len())),
+                        Err(e) => return io.fail(hub, ServeError::Read(e)),
+                    }
+                    hub.wake();
+                    continue;
+                }
+                Reading::Take => {
+                    let (Ok(mut input), Ok(mut framer)) =
+                        (io.input.try_borrow_mut(), io.framer.try_borrow_mut())
+                    else {
+                        continue;
+                    };
+                    match input.next_event(&mut **framer, &mut own) {
+                        None => continue,
+                        Some(Event::Answered(len)) => len,
+                        Some(Event::Frame(frame)) => self.take(hub, slots, frame, &mut own),
+                    }
                 }
             };
-            match step {
-                Step::Read if finished => break,
-                Step::Read if ended => {}
-                Step::Read => match io.read(chunk).await? {
-                    0 => ended = true,
-                    n => (start, end) = (0, n.min(chunk.len())),
-                },
-                Step::Own(0) => {}
-                Step::Own(len) => {
-                    let reply = own.get(..len).unwrap_or(&[]);
-                    // A reply of the server's own, queued as a message is (it holds no
-                    // raw line break: the writer escapes them).
-                    let _ = queue_message(hub.outbox, &mut |room| {
-                        let room = room.get_mut(..reply.len()).ok_or(WriteError::BufferFull)?;
-                        room.copy_from_slice(reply);
-                        Ok(room)
-                    })
-                    .await;
-                }
+            if step > 0 {
+                let reply = own.get(..step).unwrap_or(&[]);
+                // A reply of the server's own, queued as a message is (it holds no
+                // raw line break: the writer escapes them).
+                let _ = queue_message(hub.outbox, &mut |room| {
+                    let room = room.get_mut(..reply.len()).ok_or(WriteError::BufferFull)?;
+                    room.copy_from_slice(reply);
+                    Ok(room)
+                })
+                .await;
             }
         }
         // Every message read into a slot, then the end is known to all.
@@ -372,62 +415,78 @@ impl<T> ConcurrentServer<T> {
         .await;
         hub.read_all.set(true);
         hub.wake();
-        Ok(())
     }
 
-    /// Takes a frame the framer cut: a cancellation, a response for a handler, or a
-    /// message for a slot (copied out of the framer, which is then free to read on).
-    fn take<const N: usize, const FRAME: usize, const REPLY: usize>(
+    /// What `frame` is to the loop, read from its envelope `parsed`.
+    fn kind<'a>(
         &self,
-        hub: &Hub<'_>,
-        slots: &Slots<N, FRAME, REPLY>,
-        frame: &[u8],
-        own: &mut [u8],
-    ) -> Step {
-        if frame.len() > FRAME {
-            return Step::Own(oversized_frame_reply(FRAME, own).map_or(0, <[u8]>::len));
-        }
-        let id = match envelope::parse(frame, hub.limits) {
+        frame: &'a [u8],
+        parsed: &Result<Envelope<'a>, ScanError>,
+        limits: &'a Limits,
+    ) -> Kind<'a> {
+        match parsed {
             Ok(Envelope::Single(Message::Request(req))) => {
                 if let Some(cancellation) = self.cancellation {
                     if req.id.is_none() && req.method.eq_str(cancellation.method) {
                         let id = req.params.and_then(|p| p.get(cancellation.id_member));
-                        let id = id.and_then(Id::from_raw);
-                        return Step::Own(id.map_or(0, |id| self.cancel(hub, slots, id, own)));
+                        return Kind::Cancel(id.and_then(Id::from_raw));
                     }
                 }
-                req.id.map(|id| place_of(frame, id.as_bytes()))
+                Kind::Message(req.id.map(|id| place_of(frame, id.as_bytes())))
             }
-            Ok(Envelope::Single(Message::Invalid { .. })) => {
-                if let Ok(ResponseMessage::Single(Ok(response))) = parse_response(frame, hub.limits)
-                {
-                    route_response(hub, slots, frame, response.id);
-                    return Step::Own(0);
-                }
-                None
+            Ok(Envelope::Single(Message::Invalid { .. })) => match parse_response(frame, limits) {
+                Ok(ResponseMessage::Single(Ok(response))) => Kind::Response(response.id),
+                _ => Kind::Message(None),
+            },
+            _ => Kind::Message(None),
+        }
+    }
+
+    /// Takes a frame the reader cut while every slot was busy: a cancellation, a
+    /// response for a handler, or a message to wait for a slot (copied out of the
+    /// framer, which is then free to read on). The length of a reply the reader
+    /// writes itself (0: none).
+    fn take<const N: usize, M: Memory<N> + ?Sized>(
+        &self,
+        hub: &Hub<'_>,
+        slots: &M,
+        frame: &[u8],
+        own: &mut [u8],
+    ) -> usize {
+        let limit = slots.frame_len();
+        if frame.len() > limit {
+            return oversized_frame_reply(limit, own).map_or(0, <[u8]>::len);
+        }
+        let parsed = envelope::parse(frame, hub.limits);
+        match self.kind(frame, &parsed, hub.limits) {
+            Kind::Cancel(id) => id.map_or(0, |id| self.cancel(hub, slots, id, own)),
+            Kind::Response(id) => {
+                route_response(hub, slots, frame, id);
+                0
             }
-            _ => None,
-        };
-        place(hub, slots, frame, id);
-        Step::Own(0)
+            Kind::Message(id) => {
+                place(hub, slots, frame, id);
+                0
+            }
+        }
     }
 
     /// Cancels the request with `id`: one not started is not run, a running one is
     /// dropped at its next poll. Returns the length of a reply the reader must send
     /// (a cancelled request that was still waiting for a slot), or 0.
-    fn cancel<const N: usize, const FRAME: usize, const REPLY: usize>(
+    fn cancel<const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
-        slots: &Slots<N, FRAME, REPLY>,
+        slots: &M,
         id: Id<'_>,
         own: &mut [u8],
     ) -> usize {
-        for (control, frame) in slots.control.iter().zip(&slots.frames) {
+        for (i, control) in hub.control.iter().enumerate() {
             let live = matches!(control.state.get(), State::Ready(_) | State::Running);
             if !live || control.cancelled.get() {
                 continue;
             }
-            let Ok(frame) = frame.try_borrow() else {
+            let Some(frame) = slots.frame(i).and_then(Buffer::read) else {
                 continue;
             };
             if id_at(&frame[..], control.id.get()).is_some_and(|mine| same_id(mine, id)) {
@@ -437,7 +496,7 @@ impl<T> ConcurrentServer<T> {
             }
         }
         if let Some((_, place)) = hub.waiting.get() {
-            let Ok(waiting) = slots.waiting.try_borrow() else {
+            let Some(waiting) = slots.waiting().read() else {
                 return 0;
             };
             if let Some(mine) = id_at(&waiting[..], place).filter(|mine| same_id(*mine, id)) {
@@ -468,72 +527,112 @@ impl<T> ConcurrentServer<T> {
         }
     }
 
-    /// Worker `i`: runs the message in slot `i` each time the reader fills it.
-    async fn work<S, const N: usize, const FRAME: usize, const REPLY: usize>(
+    /// Worker `i`: runs the message the reader put in slot `i`, or, while its slot is
+    /// free and nothing waits, takes the next frame from the framer itself; then
+    /// writes the reply, and goes on with the next message in the same poll.
+    async fn work<S, F, R, W, const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
         state: &S,
         i: usize,
-        slots: &Slots<N, FRAME, REPLY>,
+        slots: &M,
+        io: &Io<'_, F, R, W>,
     ) where
         T: for<'c> AsyncMethods<Call<'c, S>>,
+        F: Framer + ?Sized,
+        R: Read + ?Sized,
+        W: Write + ?Sized,
     {
-        let (Some(control), Some(frame), Some(reply)) = (
-            slots.control.get(i),
-            slots.frames.get(i),
-            slots.replies.get(i),
-        ) else {
+        let (Some(control), Some(frame), Some(reply)) =
+            (hub.control.get(i), slots.frame(i), slots.reply(i))
+        else {
             return;
         };
+        let limit = slots.frame_len();
         loop {
-            let ready = hub.until(|| match control.state.get() {
-                State::Ready(len) => Some(Some(len)),
-                State::Free if hub.read_all.get() => Some(None),
-                _ => None,
+            let job = hub.until(|| {
+                settle(hub, slots);
+                match control.state.get() {
+                    State::Ready(len) => return Some(Job::Run(len, false)),
+                    State::Free => {}
+                    _ => return None,
+                }
+                if hub.held.get() == Held::Nothing {
+                    if let Some(job) = pull(hub, io, frame, reply, limit) {
+                        return Some(job);
+                    }
+                }
+                hub.read_all.get().then_some(Job::Stop)
             });
-            let Some(len) = ready.await else {
-                return;
+            let len = match job.await {
+                Job::Stop => return,
+                Job::Answered(len) => len,
+                Job::Run(len, fresh) => {
+                    control.state.set(State::Running);
+                    self.run(hub, state, slots, i, len, fresh).await
+                }
             };
-            control.state.set(State::Running);
-            let replied = self.run(hub, state, i, control, len, frame, reply).await;
-            hub.answered.set(hub.answered.get().wrapping_add(1));
-            control.answered.set(hub.answered.get());
-            control.state.set(State::Done(replied));
-            hub.wake();
+            if len > 0 {
+                control.state.set(State::Running);
+                if let Err(e) = send_reply(hub, io, reply, len).await {
+                    return io.fail(hub, ServeError::Write(e));
+                }
+            }
+            control.reset();
+            // A slot is free: what waits for one takes it now.
+            settle(hub, slots);
         }
     }
 
-    /// Runs the `len` bytes of `frame` as `AsyncServer::handle` would, the reply into
-    /// `reply`; a cancellation drops the handlers at their next poll. The reply's
-    /// length (0: none).
+    /// Runs the `len` bytes in slot `slot`'s frame buffer as `AsyncServer::handle`
+    /// would, the reply into its reply buffer; a cancellation drops the handlers at
+    /// their next poll. A `fresh` frame (the worker took it from the framer) may be
+    /// a cancellation or a response, which take no slot. The reply's length (0: none).
     // The slot's buffers stay borrowed while its handlers run: the borrow is the
     // worker's hold on its slot (the reader and the writer only try to borrow them,
     // and only in states where the worker does not).
-    #[allow(clippy::too_many_arguments, clippy::await_holding_refcell_ref)]
-    async fn run<S, const FRAME: usize, const REPLY: usize>(
+    #[allow(clippy::await_holding_refcell_ref)]
+    async fn run<S, const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
         state: &S,
+        slots: &M,
         slot: usize,
-        control: &Control,
         len: usize,
-        frame: &RefCell<[u8; FRAME]>,
-        reply: &RefCell<[u8; REPLY]>,
+        fresh: bool,
     ) -> usize
     where
         T: for<'c> AsyncMethods<Call<'c, S>>,
     {
-        let (Ok(frame), Ok(mut reply)) = (frame.try_borrow(), reply.try_borrow_mut()) else {
+        let (Some(control), Some(frame), Some(reply)) =
+            (hub.control.get(slot), slots.frame(slot), slots.reply(slot))
+        else {
+            return 0;
+        };
+        let (Some(frame), Some(mut reply)) = (frame.read(), reply.write()) else {
             return 0;
         };
         let input = frame.get(..len).unwrap_or(&[]);
+        let parsed = envelope::parse(input, hub.limits);
+        if fresh {
+            match self.kind(input, &parsed, hub.limits) {
+                Kind::Cancel(id) => {
+                    return id.map_or(0, |id| self.cancel(hub, slots, id, &mut reply[..]));
+                }
+                Kind::Response(id) => {
+                    route_response(hub, slots, input, id);
+                    return 0;
+                }
+                Kind::Message(id) => control.id.set(id),
+            }
+        }
         let done = {
             let mut call = Call { state, hub, slot };
-            let mut handling = pin!(dispatch_async::handle(
+            let mut handling = pin!(dispatch_async::handle_parsed(
                 &self.table,
                 &self.base,
                 &mut call,
-                input,
+                parsed,
                 &mut reply[..],
             ));
             poll_fn(|cx| {
@@ -554,19 +653,15 @@ impl<T> ConcurrentServer<T> {
         }
     }
 
-    /// The writer: the outbox first, then the replies in the order they were made.
-    // The outbox (and a reply buffer) stay borrowed while they are written: what is
-    // queued meanwhile waits, and what is sent cannot change under the write.
+    /// The writer: what the outbox holds, as soon as it holds something; a flush once
+    /// nothing more is ready to be written. (Each worker writes its own replies.)
+    // The outbox stays borrowed while it is written: what is queued meanwhile waits,
+    // and what is sent cannot change under the write.
     #[allow(clippy::await_holding_refcell_ref)]
-    async fn write<F, W, const N: usize, const FRAME: usize, const REPLY: usize>(
-        &self,
-        hub: &Hub<'_>,
-        framer: &RefCell<&mut F>,
-        slots: &Slots<N, FRAME, REPLY>,
-        io: &mut W,
-    ) -> Result<(), W::Error>
+    async fn write<F, R, W>(&self, hub: &Hub<'_>, io: &Io<'_, F, R, W>) -> Result<(), W::Error>
     where
         F: Framer + ?Sized,
+        R: Read + ?Sized,
         W: Write + ?Sized,
     {
         loop {
@@ -574,59 +669,129 @@ impl<T> ConcurrentServer<T> {
                 if !hub.outbox.is_empty() {
                     return Some(Next::Queued);
                 }
-                let done =
-                    slots
-                        .control
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(i, c)| match c.state.get() {
-                            State::Done(_) => {
-                                Some((hub.answered.get().wrapping_sub(c.answered.get()), i))
-                            }
-                            _ => None,
-                        });
-                // The oldest answer is the furthest behind the newest.
-                if let Some((_, i)) = done.max_by_key(|&(age, _)| age) {
-                    return Some(Next::Reply(i));
+                if hub.unflushed.get() {
+                    return Some(Next::Flush);
                 }
                 (hub.read_all.get() && hub.idle()).then_some(Next::End)
             });
-            match next.await {
+            let next = next.await;
+            let mut writer = hub.until(|| io.writer.try_borrow_mut().ok()).await;
+            match next {
                 Next::End => return Ok(()),
+                Next::Flush => {
+                    writer.flush().await?;
+                    hub.unflushed.set(false);
+                }
                 Next::Queued => {
                     let Some(queued) = hub.outbox.queued() else {
                         continue;
                     };
                     for message in queued.split(|&b| b == b'\n').filter(|m| !m.is_empty()) {
-                        send(hub, framer, io, message).await?;
+                        send(hub, &io.framer, &mut **writer, message).await?;
                     }
                     drop(queued);
-                    io.flush().await?;
+                    hub.unflushed.set(true);
                     hub.outbox.clear();
-                }
-                Next::Reply(i) => {
-                    let (Some(control), Some(reply)) = (slots.control.get(i), slots.replies.get(i))
-                    else {
-                        continue;
-                    };
-                    if let State::Done(len) = control.state.get() {
-                        if let Ok(reply) = reply.try_borrow() {
-                            let body = reply.get(..len).unwrap_or(&[]);
-                            if !body.is_empty() {
-                                send(hub, framer, io, body).await?;
-                                io.flush().await?;
-                            }
-                        }
-                    }
-                    control.reset();
-                    // A slot is free: what waits for one takes it now, whether or not
-                    // the reader is awaiting input.
-                    settle(hub, slots);
-                    hub.wake();
                 }
             }
         }
     }
+}
+
+/// What the parts of the loop share beside the [`Hub`]: the transport, the input read
+/// and not yet fed, the framer, and why the loop failed.
+struct Io<'a, F: ?Sized, R: Read + ?Sized, W: Write + ?Sized> {
+    input: RefCell<Input<'a>>,
+    framer: RefCell<&'a mut F>,
+    writer: RefCell<&'a mut W>,
+    read_error: Cell<Option<R::Error>>,
+    write_error: Cell<Option<W::Error>>,
+}
+
+impl<F: ?Sized, R: Read + ?Sized, W: Write + ?Sized> Io<'_, F, R, W> {
+    /// A read or a write failed: the loop ends with `e`.
+    fn fail(&self, hub: &Hub<'_>, e: ServeError<R::Error, W::Error>) {
+        match e {
+            ServeError::Read(e) => self.read_error.set(Some(e)),
+            ServeError::Write(e) => self.write_error.set(Some(e)),
+        }
+        hub.failed.set(true);
+        hub.wake();
+    }
+}
+
+/// Takes the next event of the input into a free slot (its worker's own turn): a
+/// frame into its frame buffer (of `limit` bytes), a reply of the framer's own into
+/// its reply buffer. Wakes the reader once everything read was fed.
+fn pull<F, R, W>(
+    hub: &Hub<'_>,
+    io: &Io<'_, F, R, W>,
+    frame: &impl Buffer,
+    reply: &impl Buffer,
+    limit: usize,
+) -> Option<Job>
+where
+    F: Framer + ?Sized,
+    R: Read + ?Sized,
+    W: Write + ?Sized,
+{
+    let (Ok(mut input), Ok(mut framer)) = (io.input.try_borrow_mut(), io.framer.try_borrow_mut())
+    else {
+        return None;
+    };
+    if !input.has_more() {
+        return None;
+    }
+    let mut out = reply.write()?;
+    let event = input.next_event(&mut **framer, &mut out[..]);
+    if !input.has_more() {
+        hub.wake();
+    }
+    match event? {
+        Event::Answered(len) => Some(Job::Answered(len)),
+        Event::Frame(bytes) if bytes.len() > limit => {
+            let len = oversized_frame_reply(limit, &mut out[..]).map_or(0, <[u8]>::len);
+            Some(Job::Answered(len))
+        }
+        Event::Frame(bytes) => copy_into(frame, bytes).then_some(Job::Run(bytes.len(), true)),
+    }
+}
+
+/// Writes a worker's reply once this call's notifications are out (the outbox is
+/// empty) and the transport is free.
+// The transport stays borrowed while the reply is written (see `write`).
+#[allow(clippy::await_holding_refcell_ref)]
+async fn send_reply<F, R, W>(
+    hub: &Hub<'_>,
+    io: &Io<'_, F, R, W>,
+    reply: &impl Buffer,
+    len: usize,
+) -> Result<(), W::Error>
+where
+    F: Framer + ?Sized,
+    R: Read + ?Sized,
+    W: Write + ?Sized,
+{
+    let mut writer = hub
+        .until(|| {
+            let writer = io.writer.try_borrow_mut().ok()?;
+            hub.outbox.is_empty().then_some(writer)
+        })
+        .await;
+    let Some(reply) = reply.read() else {
+        return Ok(());
+    };
+    send(
+        hub,
+        &io.framer,
+        &mut **writer,
+        reply.get(..len).unwrap_or(&[]),
+    )
+    .await?;
+    if !hub.unflushed.replace(true) {
+        hub.wake();
+    }
+    Ok(())
 }
 
 /// `write`, with the signature a queued message's writer has (closures do not infer
@@ -660,17 +825,40 @@ async fn send<F: Framer + ?Sized, W: Write + ?Sized>(
 const OWN_REPLY: usize = 256;
 
 /// What the reader does next.
-enum Step {
-    /// Read more input.
+enum Reading {
+    /// Read more input (everything read was fed to the framer).
     Read,
-    /// Send the reply of this length the reader wrote (0: none).
-    Own(usize),
+    /// Take the next frame: every slot is busy.
+    Take,
+    /// The input has ended and the framer was told.
+    End,
 }
 
-/// What the writer sends next.
+/// What a worker does next.
+enum Job {
+    /// Run the message of this length in its slot (`true`: taken from the framer,
+    /// not read yet).
+    Run(usize, bool),
+    /// Send the reply of this length the framer wrote (a frame that is not one).
+    Answered(usize),
+    /// Everything was read and answered.
+    Stop,
+}
+
+/// What a frame is to the loop.
+enum Kind<'a> {
+    /// A cancellation, of the request with this id (none: it names none).
+    Cancel(Option<Id<'a>>),
+    /// A response from the peer, with its id.
+    Response(Id<'a>),
+    /// A message for a slot, with its id's place.
+    Message(IdPlace),
+}
+
+/// What the writer does next.
 enum Next {
     Queued,
-    Reply(usize),
+    Flush,
     End,
 }
 
@@ -690,33 +878,34 @@ fn id_at(frame: &[u8], place: IdPlace) -> Option<Id<'_>> {
 
 /// Copies `frame` into a free slot, or else to wait for one, or else holds it (and
 /// reading stops). The held buffer is free whenever the reader takes a frame.
-fn place<const N: usize, const FRAME: usize, const REPLY: usize>(
+fn place<const N: usize, M: Memory<N> + ?Sized>(
     hub: &Hub<'_>,
-    slots: &Slots<N, FRAME, REPLY>,
+    slots: &M,
     frame: &[u8],
     id: IdPlace,
 ) {
     let len = frame.len();
     if hub.waiting.get().is_none() {
         if let Some(i) = hub.free_slot() {
-            fill(slots, i, frame, id);
-        } else if copy_into(&slots.waiting, frame) {
+            fill(hub, slots, i, frame, id);
+        } else if copy_into(slots.waiting(), frame) {
             hub.waiting.set(Some((len, id)));
         }
-    } else if copy_into(&slots.held, frame) {
+    } else if copy_into(slots.held(), frame) {
         hub.held.set(Held::Message(len, id));
     }
     hub.wake();
 }
 
 /// Copies `frame` into slot `i`, ready to run.
-fn fill<const N: usize, const FRAME: usize, const REPLY: usize>(
-    slots: &Slots<N, FRAME, REPLY>,
+fn fill<const N: usize, M: Memory<N> + ?Sized>(
+    hub: &Hub<'_>,
+    slots: &M,
     i: usize,
     frame: &[u8],
     id: IdPlace,
 ) {
-    let (Some(control), Some(buf)) = (slots.control.get(i), slots.frames.get(i)) else {
+    let (Some(control), Some(buf)) = (hub.control.get(i), slots.frame(i)) else {
         return;
     };
     if copy_into(buf, frame) {
@@ -727,8 +916,8 @@ fn fill<const N: usize, const FRAME: usize, const REPLY: usize>(
 }
 
 /// Copies `bytes` to the start of `buf`; `false` if they do not fit or it is borrowed.
-fn copy_into<const L: usize>(buf: &RefCell<[u8; L]>, bytes: &[u8]) -> bool {
-    let Ok(mut buf) = buf.try_borrow_mut() else {
+fn copy_into(buf: &impl Buffer, bytes: &[u8]) -> bool {
+    let Some(mut buf) = buf.write() else {
         return false;
     };
     match buf.get_mut(..bytes.len()) {
@@ -742,13 +931,14 @@ fn copy_into<const L: usize>(buf: &RefCell<[u8; L]>, bytes: &[u8]) -> bool {
 
 /// Moves what waits into slots (the waiting request first, then the held one), as
 /// far as slots are free. `true` when nothing is held: the reader may read on.
-fn settle<const N: usize, const FRAME: usize, const REPLY: usize>(
-    hub: &Hub<'_>,
-    slots: &Slots<N, FRAME, REPLY>,
-) -> bool {
+fn settle<const N: usize, M: Memory<N> + ?Sized>(hub: &Hub<'_>, slots: &M) -> bool {
+    let held = hub.held.get();
+    if hub.waiting.get().is_none() && !matches!(held, Held::Message(..)) {
+        return held == Held::Nothing;
+    }
     if let (Some((len, id)), Some(i)) = (hub.waiting.get(), hub.free_slot()) {
-        if let Ok(waiting) = slots.waiting.try_borrow() {
-            fill(slots, i, waiting.get(..len).unwrap_or(&[]), id);
+        if let Some(waiting) = slots.waiting().read() {
+            fill(hub, slots, i, waiting.get(..len).unwrap_or(&[]), id);
             drop(waiting);
             hub.waiting.set(None);
             hub.wake();
@@ -756,12 +946,12 @@ fn settle<const N: usize, const FRAME: usize, const REPLY: usize>(
     }
     if let Held::Message(len, id) = hub.held.get() {
         if hub.waiting.get().is_none() {
-            if let Ok(held) = slots.held.try_borrow() {
+            if let Some(held) = slots.held().read() {
                 let bytes = held.get(..len).unwrap_or(&[]);
                 match hub.free_slot() {
-                    Some(i) => fill(slots, i, bytes, id),
+                    Some(i) => fill(hub, slots, i, bytes, id),
                     None => {
-                        if copy_into(&slots.waiting, bytes) {
+                        if copy_into(slots.waiting(), bytes) {
                             hub.waiting.set(Some((len, id)));
                         }
                     }
@@ -777,9 +967,9 @@ fn settle<const N: usize, const FRAME: usize, const REPLY: usize>(
 
 /// Hands a response with `id` to the handler that awaits it (held until it is read);
 /// a response nobody awaits (late, after a deadline; unknown) is dropped.
-fn route_response<const N: usize, const FRAME: usize, const REPLY: usize>(
+fn route_response<const N: usize, M: Memory<N> + ?Sized>(
     hub: &Hub<'_>,
-    slots: &Slots<N, FRAME, REPLY>,
+    slots: &M,
     frame: &[u8],
     id: Id<'_>,
 ) {
@@ -790,12 +980,12 @@ fn route_response<const N: usize, const FRAME: usize, const REPLY: usize>(
     else {
         return;
     };
-    let slot = slots
+    let slot = hub
         .control
         .iter()
         .position(|c| c.peer.get() == Peer::Waiting(id));
     if let Some(slot) = slot {
-        if copy_into(&slots.held, frame) {
+        if copy_into(slots.held(), frame) {
             hub.held.set(Held::Response(frame.len(), slot));
             hub.wake();
         }
@@ -805,14 +995,12 @@ fn route_response<const N: usize, const FRAME: usize, const REPLY: usize>(
 /// The state of a slot.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum State {
-    /// Empty: the reader may copy a message in.
+    /// Empty: the reader may copy a message in, or its worker take one.
     Free,
     /// A message of this length is in the frame buffer; its handlers have not started.
     Ready(usize),
-    /// Its handlers run.
+    /// Its handlers run, or its worker writes their reply.
     Running,
-    /// Answered: a reply of this length (0: none) waits for the writer.
-    Done(usize),
 }
 
 /// A handler's request to the peer.
@@ -829,8 +1017,6 @@ struct Control {
     /// Where the request's id is in the frame buffer (a single request with an id).
     id: Cell<IdPlace>,
     cancelled: Cell<bool>,
-    /// When it was answered (replies go out in that order).
-    answered: Cell<u32>,
     peer: Cell<Peer>,
 }
 
@@ -840,7 +1026,6 @@ impl Control {
             state: Cell::new(State::Free),
             id: Cell::new(None),
             cancelled: Cell::new(false),
-            answered: Cell::new(0),
             peer: Cell::new(Peer::Idle),
         }
     }
@@ -850,51 +1035,6 @@ impl Control {
         self.id.set(None);
         self.cancelled.set(false);
         self.peer.set(Peer::Idle);
-    }
-}
-
-/// The memory of a [`ConcurrentServer`]'s loop: `N` slots, each a frame buffer of
-/// `FRAME` bytes (a message copied out of the framer: the largest message served)
-/// and a reply buffer of `REPLY` bytes (the largest reply), and two more frame
-/// buffers for the reader: the request waiting for a slot, and the frame held while
-/// reading is stopped (or a response for a handler).
-///
-/// Made with a `const fn`; it lives where the loop's future lives (the task), or in
-/// a static cell.
-pub struct Slots<const N: usize, const FRAME: usize, const REPLY: usize> {
-    control: [Control; N],
-    frames: [RefCell<[u8; FRAME]>; N],
-    replies: [RefCell<[u8; REPLY]>; N],
-    waiting: RefCell<[u8; FRAME]>,
-    held: RefCell<[u8; FRAME]>,
-}
-
-impl<const N: usize, const FRAME: usize, const REPLY: usize> Default for Slots<N, FRAME, REPLY> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<const N: usize, const FRAME: usize, const REPLY: usize> fmt::Debug for Slots<N, FRAME, REPLY> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Slots")
-            .field("slots", &N)
-            .field("frame", &FRAME)
-            .field("reply", &REPLY)
-            .finish()
-    }
-}
-
-impl<const N: usize, const FRAME: usize, const REPLY: usize> Slots<N, FRAME, REPLY> {
-    /// Empty slots.
-    pub const fn new() -> Self {
-        Self {
-            control: [const { Control::new() }; N],
-            frames: [const { RefCell::new([0; FRAME]) }; N],
-            replies: [const { RefCell::new([0; REPLY]) }; N],
-            waiting: RefCell::new([0; FRAME]),
-            held: RefCell::new([0; FRAME]),
-        }
     }
 }
 
@@ -919,7 +1059,7 @@ struct Hub<'h> {
     control: &'h [Control],
     outbox: &'h dyn Queue,
     /// The held buffer, for a handler to read the response it awaited.
-    held_buf: &'h RefCell<[u8]>,
+    held_buf: &'h dyn Buffer,
     held: Cell<Held>,
     /// The request waiting for a slot: its length and its id's place.
     waiting: Cell<Option<(usize, IdPlace)>>,
@@ -927,8 +1067,9 @@ struct Hub<'h> {
     read_all: Cell<bool>,
     /// A read or a write failed: the loop ends.
     failed: Cell<bool>,
+    /// Something was written and not flushed yet.
+    unflushed: Cell<bool>,
     next_peer_id: Cell<u64>,
-    answered: Cell<u32>,
     limits: &'h Limits,
 }
 
@@ -1097,7 +1238,7 @@ impl<'c, S> Call<'c, S> {
             Poll::Pending
         })
         .await?;
-        let held = hub.held_buf.try_borrow().map_err(|_| PeerError::Lost)?;
+        let held = hub.held_buf.read().ok_or(PeerError::Lost)?;
         let bytes = held.get(..len).unwrap_or(&[]);
         match parse_response(bytes, hub.limits) {
             Ok(ResponseMessage::Single(Ok(response))) => Ok(read(response.outcome)),
