@@ -93,7 +93,7 @@ pub(super) struct Elements<'a> {
     pos: usize,
     /// How many elements the batch has.
     len: usize,
-    pub(super) limits: &'a Limits,
+    limits: &'a Limits,
 }
 
 impl core::fmt::Debug for Elements<'_> {

@@ -54,7 +54,6 @@ fn single<'a>(input: &'a [u8], at: usize, limits: &Limits) -> Result<Call<'a>, S
             reason: InvalidRequest::NotAnObject,
         });
     }
-    // Its slots a local value, which the compiler keeps out of memory.
     let mut slots = Slots::default();
     message(input, at, max_depth, &mut slots)?;
     Ok(slots.request(limits))
@@ -499,7 +498,7 @@ pub(super) struct Elements<'a> {
     records: [Recorded; RECORDED],
     /// Where the first element not recorded starts, then the next one.
     pos: usize,
-    pub(super) limits: &'a Limits,
+    limits: &'a Limits,
 }
 
 impl core::fmt::Debug for Elements<'_> {
