@@ -1,7 +1,6 @@
 //! The envelope: decided cases, and the one-pass reader against a reference reader.
 
 use super::*;
-use crate::scan;
 
 fn single(input: &[u8]) -> Call<'_> {
     match parse(input, &Limits::DEFAULT) {
@@ -399,6 +398,7 @@ fn a_batch_too_long_to_record_agrees_with_the_reference_reader() {
 #[cfg(jsonrpc_slice_fast)]
 #[test]
 fn the_quick_reader_agrees_with_the_reference_reader() {
+    use crate::scan;
     use std::string::{String, ToString};
     let objects: Vec<String> = ELEMENTS
         .iter()
