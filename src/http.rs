@@ -54,9 +54,9 @@ use crate::Server;
 /// An [`HttpServer`]'s bounds. [`Settings::default`] is the production default of each.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
-    /// The most connections open at once. Keep it below the process's descriptor
-    /// limit: a client that comes when all are open is served once the oldest idle
-    /// connection has been closed for it. Default 1,000.
+    /// The most connections open at once (0 is taken as 1). Keep it below the
+    /// process's descriptor limit: a client that comes when all are open is served
+    /// once the oldest idle connection has been closed for it. Default 1,000.
     pub max_connections: usize,
     /// The longest a request head may take to arrive, from the connection's start or
     /// its first byte (hyper's `header_read_timeout`, with tokio's timer); a peer that
@@ -287,7 +287,8 @@ impl<C: 'static> Shared<C> {
         loop {
             {
                 let conns = lock(&self.conns);
-                if conns.len() < self.settings.max_connections {
+                // At least one: a cap of 0 would never accept.
+                if conns.len() < self.settings.max_connections.max(1) {
                     return;
                 }
                 let idle = conns.iter().filter(|c| c.busy.load(Ordering::Acquire) == 0);

@@ -10,6 +10,7 @@
 //! | a keep-alive connection left idle is closed after the idle timeout | `an_idle_keep_alive_connection_is_closed` |
 //! | at the cap, a new client is served and the oldest idle connection closed for it | `a_client_is_served_while_idle_connections_are_held` |
 //! | at the cap with every connection busy, a new client waits for one to go idle | `at_the_cap_a_client_waits_for_a_busy_connection` |
+//! | a cap of 0 is taken as 1 (a server that never accepts is not a setting) | `a_cap_of_zero_is_taken_as_one` |
 //! | a request past its time limit is 503 | `a_request_past_its_time_limit_is_503` |
 //! | shutdown: idle connections closed, a request in flight finished, then it returns | `shutdown_is_graceful` |
 
@@ -378,4 +379,15 @@ async fn shutdown_is_graceful() {
         .unwrap()
         .unwrap();
     assert!(TcpStream::connect(server.addr).await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cap_of_zero_is_taken_as_one() {
+    let server = start(Settings {
+        max_connections: 0,
+        ..relaxed()
+    })
+    .await;
+    let mut c = Client::connect(server.addr).await;
+    assert_eq!(c.post(SUBTRACT).await.status, 200);
 }
