@@ -120,7 +120,7 @@ pub(crate) struct Lsp {
     state: RefCell<State>,
     /// Raised by each `jsonrpc-slice/release`.
     released: Signal,
-    /// Raised by `exit`.
+    /// Raised by `exit`: the input ends, the waits answer.
     exited: Signal,
 }
 
@@ -265,12 +265,13 @@ fn other<'p>(call: &Ctx<'_>) -> Reply<'p> {
     Err(RpcError::method_not_found())
 }
 
-/// `null` once a `jsonrpc-slice/release` comes; `-32800` if cancelled first (the
-/// loop drops this future and answers for it).
+/// `null` once a `jsonrpc-slice/release` or `exit` comes; `-32800` if cancelled
+/// first (the loop drops this future and answers for it).
 async fn wait<'p>(call: &mut Ctx<'_>, _: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
     let lsp = call.state();
     lsp.state.borrow().ready()?;
-    lsp.released.after(lsp.released.count.get()).await;
+    let released = lsp.released.after(lsp.released.count.get());
+    select(released, lsp.exited.after(0)).await;
     Ok(())
 }
 
@@ -579,21 +580,44 @@ pub(crate) async fn run<R: Read, W: Write>(
         released: Signal::default(),
         exited: Signal::default(),
     };
+    // `exit` ends the input: the loop answers what it read, and ends.
+    let mut reader = UntilExit {
+        reader,
+        exited: &lsp.exited,
+    };
     let serve = SERVER.serve(
         &lsp,
         &mut *framer,
         &slots,
         &outbox,
         &mut chunk,
-        reader,
+        &mut reader,
         writer,
     );
-    // `exit` ends the loop; so does the end of the input.
-    if let Either::First(served) = select(serve, lsp.exited.after(0)).await {
-        served?;
-    }
+    serve.await?;
     let code = lsp.state.borrow().exit.unwrap_or(1);
     Ok(code)
+}
+
+/// `reader`, whose input ends (a read of 0) once `exit` came.
+struct UntilExit<'a, R> {
+    reader: &'a mut R,
+    exited: &'a Signal,
+}
+
+impl<R: Read> Read for UntilExit<'_, R> {
+    type Error = R::Error;
+
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, R::Error> {
+        if self.exited.count.get() != 0 {
+            return Ok(0);
+        }
+        // The read is dropped at `exit`: what it would have read is not wanted.
+        match select(self.reader.read(buf), self.exited.after(0)).await {
+            Either::First(read) => read,
+            Either::Second(()) => Ok(0),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -605,10 +629,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     };
     let mut stdin = jsonrpc_slice::tokio::Io(tokio::io::stdin());
-    // Each message is written in pieces (header, body): buffered, they leave in one
-    // write when the loop flushes.
-    let stdout = tokio::io::BufWriter::with_capacity(64 << 10, tokio::io::stdout());
-    let mut stdout = jsonrpc_slice::tokio::Io(stdout);
+    let mut stdout = jsonrpc_slice::tokio::Io(tokio::io::stdout());
     let served = runtime.block_on(run(&mut stdin, &mut stdout));
     // The read of stdin in tokio's blocking pool cannot be cancelled: do not wait for it.
     runtime.shutdown_background();

@@ -221,6 +221,9 @@ struct Pipe {
     bytes: RefCell<Vec<u8>>,
     read: Cell<usize>,
     closed: Cell<bool>,
+    /// The server's last read found nothing: it waits for input (a real transport
+    /// would wake it when input comes).
+    awaited: Cell<bool>,
 }
 
 impl Pipe {
@@ -229,6 +232,7 @@ impl Pipe {
             bytes: RefCell::new(Vec::with_capacity(1 << 16)),
             read: Cell::new(0),
             closed: Cell::new(false),
+            awaited: Cell::new(false),
         }
     }
 
@@ -256,6 +260,7 @@ impl Read for &Pipe {
             let at = self.read.get();
             let n = (bytes.len() - at).min(buf.len());
             if n > 0 {
+                self.awaited.set(false);
                 buf[..n].copy_from_slice(&bytes[at..at + n]);
                 self.read.set(at + n);
                 return Poll::Ready(Ok(n));
@@ -263,6 +268,7 @@ impl Read for &Pipe {
             if self.closed.get() {
                 return Poll::Ready(Ok(0));
             }
+            self.awaited.set(true);
             Poll::Pending
         })
         .await
@@ -329,6 +335,30 @@ impl Write for &Sink {
         unflushed.clear();
         self.flushes.set(self.flushes.get() + 1);
         Ok(())
+    }
+}
+
+/// A sink whose every flush waits once (pending, its task woken at once), as a
+/// transport that finishes a write on another thread does (tokio's stdout).
+struct SlowFlush<'a>(&'a Sink);
+
+impl Write for SlowFlush<'_> {
+    type Error = ();
+    async fn write_all(&mut self, bytes: &[u8]) -> Result<(), ()> {
+        (&mut &*self.0).write_all(bytes).await
+    }
+    async fn flush(&mut self) -> Result<(), ()> {
+        let mut waited = false;
+        poll_fn(|cx| {
+            if waited {
+                return Poll::Ready(());
+            }
+            waited = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        })
+        .await;
+        (&mut &*self.0).flush().await
     }
 }
 
@@ -455,6 +485,62 @@ fn long_then_ping<E: std::fmt::Debug + PartialEq>(
     );
     input.closed.set(true);
     assert_eq!(exec.stall(serve.as_mut()), Some(Ok(())));
+}
+
+#[test]
+fn a_flush_that_waits_loses_no_wake() {
+    // The parts that found the transport busy while a flush waited are woken when it
+    // is free again: each reply is sent and flushed, with no further input.
+    for n in [1, 2, 8] {
+        let app = App::new();
+        let (input, output) = (Pipe::new(), Sink::new());
+        let slots2 = Slots::<2, 512, 512>::new();
+        let outbox = SharedOutbox::<1024>::new();
+        let mut framer = LineAccumulator::<512>::new();
+        let mut chunk = [0u8; 256];
+        let exec = Executor::new();
+        {
+            let (mut r, mut w) = (&input, SlowFlush(&output));
+            let serve = PLAIN.serve(
+                &app,
+                &mut framer,
+                &slots2,
+                &outbox,
+                &mut chunk,
+                &mut r,
+                &mut w,
+            );
+            let mut serve = pin!(serve);
+            for id in 0..n {
+                let ping = format!(r#"{{"jsonrpc":"2.0","method":"ping","id":{id}}}"#);
+                input.send(ping.as_bytes());
+                assert!(exec.stall(serve.as_mut()).is_none());
+                let reply = format!(r#"{{"jsonrpc":"2.0","result":null,"id":{id}}}"#);
+                assert!(
+                    output.has(reply.as_bytes()),
+                    "ping {id} of {n} not answered"
+                );
+                // Stalled in a read: the next input wakes it (not stuck behind a
+                // flush nobody wakes it from).
+                assert!(input.awaited.get(), "after ping {id} of {n}: not reading");
+            }
+            input.closed.set(true);
+            assert_eq!(exec.stall(serve.as_mut()), Some(Ok(())));
+        }
+        let slots8 = Slots::<8, 512, 512>::new();
+        let (input, output) = (Pipe::new(), Sink::new());
+        let (mut r, mut w) = (&input, SlowFlush(&output));
+        let serve = PLAIN.serve(
+            &app,
+            &mut framer,
+            &slots8,
+            &outbox,
+            &mut chunk,
+            &mut r,
+            &mut w,
+        );
+        long_then_ping(&exec, &app, &input, &output, serve);
+    }
 }
 
 #[test]

@@ -392,3 +392,55 @@ fn a_hover_is_answered_while_a_request_waits_then_the_cancel_is() {
     assert_eq!(replies(&messages, 52)[0]["result"], Value::Null);
     assert_eq!(replies(&messages, 2)[0]["result"], Value::Null);
 }
+
+#[test]
+fn over_tokio_streams_a_hover_is_answered() {
+    // A real transport, whose reads wait for the client and wake the task (the runs
+    // above poll without wakers).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (server_in, server_out) = tokio::io::split(server);
+        let (mut client_in, mut client_out) = tokio::io::split(client);
+        let serve = async move {
+            let (mut r, mut w) = (
+                jsonrpc_slice::tokio::Io(server_in),
+                jsonrpc_slice::tokio::Io(server_out),
+            );
+            lsp::run(&mut r, &mut w).await
+        };
+        let client = async move {
+            let mut got = Vec::new();
+            let mut buf = [0u8; 4096];
+            for (message, id) in [
+                (request(1, "initialize", "{}"), Some(1)),
+                (
+                    [notify("initialized", "{}"), open(URI, TEXT)].concat(),
+                    None,
+                ),
+                (hover(2, URI, 1, 2), Some(2)),
+                (shutdown(3), Some(3)),
+            ] {
+                client_out.write_all(&message).await.unwrap();
+                while id.is_some_and(|id| reply(&got, id).is_none()) {
+                    let n = client_in.read(&mut buf).await.unwrap();
+                    assert!(n > 0, "the server ended");
+                    got.extend_from_slice(&buf[..n]);
+                }
+            }
+            client_out.write_all(&exit()).await.unwrap();
+            got
+        };
+        let (code, got) = tokio::join!(serve, client);
+        assert_eq!(code.ok(), Some(0));
+        let messages = messages(got);
+        assert_eq!(
+            replies(&messages, 2)[0]["result"]["contents"]["value"],
+            "`naïve`"
+        );
+    });
+}

@@ -7,7 +7,7 @@
 #
 # Without qemu-system-arm or python3 it prints SKIP and exits 0, except under CI=true,
 # where it fails. Every wait has a timeout. Guards (a regression fails the test):
-# flash <= 32 KiB, static RAM <= 12 KiB, stack peak <= 8 KiB.
+# flash <= 32 KiB, static RAM <= 12 KiB, stack peak <= 12 KiB.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,7 +20,7 @@ ELF_BUILT=target/thumbv7m-none-eabi/release/firmware-async
 WORK=target/qemu-test
 FLASH_MAX=$((32 * 1024))
 RAM_MAX=$((12 * 1024))
-STACK_MAX=$((8 * 1024))
+STACK_MAX=$((12 * 1024))
 
 stage() { printf '\n--- firmware-async: %s\n' "$*"; }
 skip() {
@@ -35,7 +35,7 @@ skip() {
 stage "toolchain"
 rustup target add thumbv7m-none-eabi >/dev/null 2>&1 || true
 rustup component add llvm-tools >/dev/null 2>&1 || rustup component add llvm-tools-preview >/dev/null 2>&1 || true
-command -v qemu-system-arm >/dev/null 2>&1 || skip "qemu-system-arm not installed (examples/firmware-lm3s6965/qemu-test.sh installs it)"
+command -v qemu-system-arm >/dev/null 2>&1 || skip "qemu-system-arm not installed (examples/firmware/qemu-test.sh installs it)"
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
 HOST=$(rustc -vV | sed -n 's/^host: //p')
 SIZE="$(rustc --print sysroot)/lib/rustlib/$HOST/bin/llvm-size"

@@ -370,6 +370,10 @@ impl<T> ConcurrentServer<T> {
                             return io.fail(hub, ServeError::Write(e));
                         }
                         hub.unflushed.set(false);
+                        // The flush may have waited: the parts that tried the transport
+                        // meanwhile wait for a wake.
+                        drop(writer);
+                        hub.wake();
                     }
                     let Ok(mut input) = io.input.try_borrow_mut() else {
                         continue;
@@ -681,6 +685,9 @@ impl<T> ConcurrentServer<T> {
                 Next::Flush => {
                     writer.flush().await?;
                     hub.unflushed.set(false);
+                    // As after the reader's flush: a flush may have waited.
+                    drop(writer);
+                    hub.wake();
                 }
                 Next::Queued => {
                     let Some(queued) = hub.outbox.queued() else {
@@ -788,9 +795,11 @@ where
         reply.get(..len).unwrap_or(&[]),
     )
     .await?;
-    if !hub.unflushed.replace(true) {
-        hub.wake();
-    }
+    hub.unflushed.set(true);
+    // The write may have waited: the parts that tried the transport meanwhile (and the
+    // writer, to flush) wait for a wake.
+    drop(writer);
+    hub.wake();
     Ok(())
 }
 
