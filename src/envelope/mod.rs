@@ -1,7 +1,7 @@
 //! Envelope: the members of a Request (or Notification) object, and batches of them.
 //!
 //! The second room of the flow. [`parse`] validates all of the message as JSON (through
-//! [`scan`]'s rules) and picks out `jsonrpc`, `method`, `params` and `id`, in any
+//! [`scan`](crate::scan)'s rules) and picks out `jsonrpc`, `method`, `params` and `id`, in any
 //! order, into the slots of `members.rs`. Each build has its reader, in one file: the
 //! fast build's (`read_fast.rs`) validates and fills the slots in one pass, by one
 //! member loop whose first guess is the order most senders write; the compact build's
@@ -14,7 +14,7 @@
 //!
 //! # Contract
 //!
-//! - Any input, any limits: no panic, constant stack (see [`scan`]).
+//! - Any input, any limits: no panic, constant stack (see [`scan`](crate::scan)).
 //! - An input that is not valid JSON *anywhere* is an `Err`: nothing of it is
 //!   dispatched, batch elements before the error included.
 //! - Every other input is an [`Envelope`]: one [`Call`], or a [`Batch`] of them, each
