@@ -18,8 +18,10 @@
 //! The concurrent loop runs on `embassy_futures::block_on`; every handler completes at
 //! its first poll, so this measures the loop, not any overlap of slow handlers.
 //!
-//! `serve_loops count <service|n1|n8> <messages>` runs one loop once in memory, for
-//! callgrind to count (`--toggle-collect='*counted*'`, then divide by the messages):
+//! `serve_loops count <service|n1|n8>[-piped] <messages>` runs one loop once, in memory
+//! or over pipes, for callgrind to count (`--toggle-collect='*counted*'`, then divide by
+//! the messages; over pipes callgrind counts the serving thread only, and no time in
+//! the kernel):
 //!
 //!   valgrind --tool=callgrind --toggle-collect='*counted*' target/release/deps/serve_loops-* count n1 20000
 
@@ -269,14 +271,18 @@ fn input_piped() -> Vec<u8> {
     input(PIPED)
 }
 
-/// One loop (`service`, `n1`, `n8`) over `input` in memory: what callgrind counts.
+/// One loop (`service`, `n1`, `n8`) over `input` in memory, or over pipes (`-piped`):
+/// what callgrind counts.
 #[inline(never)]
 fn counted(which: &str, input: &[u8]) -> usize {
     match which {
         "service" => one_at_a_time(input),
         "n1" => concurrent(input, &Slots::<1, 1024, 1024>::new()),
         "n8" => concurrent(input, &Slots::<8, 1024, 1024>::new()),
-        _ => panic!("count service|n1|n8 MESSAGES"),
+        "service-piped" => one_at_a_time_piped(input),
+        "n1-piped" => concurrent_piped(input, &Slots::<1, 1024, 1024>::new()),
+        "n8-piped" => concurrent_piped(input, &Slots::<8, 1024, 1024>::new()),
+        _ => panic!("count service|n1|n8[-piped] MESSAGES"),
     }
 }
 

@@ -409,6 +409,7 @@ impl<T> ConcurrentServer<T> {
     }
 
     /// What `frame` is to the loop, read from its envelope `parsed`.
+    #[inline]
     fn kind<'a>(
         &self,
         frame: &'a [u8],
@@ -541,7 +542,7 @@ impl<T> ConcurrentServer<T> {
             return;
         };
         loop {
-            let job = hub.until(|| {
+            let next = || {
                 settle(hub, slots);
                 match control.state.get() {
                     State::Ready(len) => return Some(Job::Run(len, false)),
@@ -554,8 +555,13 @@ impl<T> ConcurrentServer<T> {
                     }
                 }
                 hub.read_all.get().then_some(Job::Stop)
-            });
-            let len = match job.await {
+            };
+            // Asked once before waiting: the next message is most often there.
+            let job = match next() {
+                Some(job) => job,
+                None => hub.until(next).await,
+            };
+            let len = match job {
                 Job::Stop => return,
                 Job::Answered(len) => len,
                 Job::Run(len, fresh) => {
@@ -764,12 +770,14 @@ where
     R: Read + ?Sized,
     W: Write + ?Sized,
 {
-    let mut writer = hub
-        .until(|| {
-            let writer = io.writer.try_borrow_mut().ok()?;
-            hub.outbox.is_empty().then_some(writer)
-        })
-        .await;
+    let free = || {
+        let writer = io.writer.try_borrow_mut().ok()?;
+        hub.outbox.is_empty().then_some(writer)
+    };
+    let mut writer = match free() {
+        Some(writer) => writer,
+        None => hub.until(free).await,
+    };
     let Ok(reply) = reply.try_borrow() else {
         return Ok(());
     };
@@ -799,9 +807,14 @@ async fn send<F: Framer + ?Sized, W: Write + ?Sized>(
     io: &mut W,
     message: &[u8],
 ) -> Result<(), W::Error> {
-    let framed = {
-        let framer = hub.until(|| framer.try_borrow().ok()).await;
-        framed(&**framer, message, message.len())
+    // The framer is borrowed mutably only while a frame is cut, never across an
+    // await: it is free here (the wait is for safety, not for a turn).
+    let framed = match framer.try_borrow() {
+        Ok(framer) => framed(&**framer, message, message.len()),
+        Err(_) => {
+            let framer = hub.until(|| framer.try_borrow().ok()).await;
+            framed(&**framer, message, message.len())
+        }
     };
     for piece in framed.pieces() {
         if !piece.is_empty() {
