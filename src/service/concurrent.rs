@@ -86,7 +86,7 @@ use crate::client::{self, same_id, RequestId};
 use crate::dispatch::{MethodTable, Server};
 use crate::dispatch_async::{self, AsyncMethods};
 use crate::envelope::{self, parse_response, Call as Message, Envelope, Outcome, ResponseMessage};
-use crate::frame::{framed, oversized_frame_reply, Event, Framer};
+use crate::frame::{framed, oversized_frame_reply, Encoding, Event, Framer};
 use crate::id::Id;
 use crate::limits::Limits;
 use crate::outbox::{queue_message, Queue, SharedOutbox};
@@ -521,6 +521,9 @@ impl<T> ConcurrentServer<T> {
     /// Worker `i`: runs the message the reader put in slot `i`, or, while its slot is
     /// free and nothing waits, takes the next frame from the framer itself; then
     /// writes the reply, and goes on with the next message in the same poll.
+    // The slot's buffers stay borrowed while its handlers run, and the transport while
+    // the reply is written (see below and `write`).
+    #[allow(clippy::await_holding_refcell_ref)]
     async fn work<S, F, R, W, const N: usize, const FRAME: usize, const REPLY: usize>(
         &self,
         hub: &Hub<'_>,
@@ -564,91 +567,95 @@ impl<T> ConcurrentServer<T> {
             let len = match job {
                 Job::Stop => return,
                 Job::Answered(len) => len,
-                Job::Run(len, fresh) => {
+                // Runs the `len` bytes in the frame buffer as `AsyncServer::handle`
+                // would, the reply into the reply buffer; a cancellation drops the
+                // handlers at their next poll. A `fresh` frame (taken from the framer)
+                // may be a cancellation or a response, which take no slot. The buffers
+                // stay borrowed while the handlers run: the borrow is the worker's hold
+                // on its slot (the reader and the writer only try to borrow them, and
+                // only in states where the worker does not).
+                Job::Run(len, fresh) => 'run: {
                     control.state.set(State::Running);
-                    self.run(hub, state, slots, i, len, fresh).await
+                    let (Ok(frame), Ok(mut reply)) = (frame.try_borrow(), reply.try_borrow_mut())
+                    else {
+                        break 'run 0;
+                    };
+                    let input = frame.get(..len).unwrap_or(&[]);
+                    let parsed = envelope::parse(input, hub.limits);
+                    if fresh {
+                        match self.kind(input, &parsed, hub.limits) {
+                            Kind::Cancel(id) => {
+                                let out = &mut reply[..];
+                                break 'run id.map_or(0, |id| self.cancel(hub, slots, id, out));
+                            }
+                            Kind::Response(id) => {
+                                route_response(hub, slots, input, id);
+                                break 'run 0;
+                            }
+                            Kind::Message(id) => control.id.set(id),
+                        }
+                    }
+                    let done = {
+                        let mut call = Call {
+                            state,
+                            hub,
+                            slot: i,
+                        };
+                        let mut handling = pin!(dispatch_async::handle_parsed(
+                            &self.table,
+                            &self.base,
+                            &mut call,
+                            parsed,
+                            &mut reply[..],
+                        ));
+                        poll_fn(|cx| {
+                            if control.cancelled.get() {
+                                return Poll::Ready(None);
+                            }
+                            handling.as_mut().poll(cx).map(Some)
+                        })
+                        .await
+                        .map(|r| r.map_or(0, <[u8]>::len))
+                    };
+                    match done {
+                        Some(len) => len,
+                        None => match id_at(input, control.id.get()) {
+                            Some(id) => self.cancelled_reply(id, &mut reply[..]),
+                            None => 0,
+                        },
+                    }
                 }
             };
             if len > 0 {
                 control.state.set(State::Running);
-                if let Err(e) = send_reply(hub, io, reply, len).await {
+                // This call's notifications go first (the outbox is empty), then the
+                // reply, once the transport is free.
+                let free = || {
+                    let writer = io.writer.try_borrow_mut().ok()?;
+                    hub.outbox.is_empty().then_some(writer)
+                };
+                let mut writer = match free() {
+                    Some(writer) => writer,
+                    None => hub.until(free).await,
+                };
+                let sent = match reply.try_borrow() {
+                    Ok(reply) => {
+                        let body = reply.get(..len).unwrap_or(&[]);
+                        send(hub, &io.framer, &mut **writer, body).await
+                    }
+                    Err(_) => Ok(()),
+                };
+                drop(writer);
+                if let Err(e) = sent {
                     return io.fail(hub, ServeError::Write(e));
+                }
+                if !hub.unflushed.replace(true) {
+                    hub.wake();
                 }
             }
             control.reset();
             // A slot is free: what waits for one takes it now.
             settle(hub, slots);
-        }
-    }
-
-    /// Runs the `len` bytes in slot `slot`'s frame buffer as `AsyncServer::handle`
-    /// would, the reply into its reply buffer; a cancellation drops the handlers at
-    /// their next poll. A `fresh` frame (the worker took it from the framer) may be
-    /// a cancellation or a response, which take no slot. The reply's length (0: none).
-    // The slot's buffers stay borrowed while its handlers run: the borrow is the
-    // worker's hold on its slot (the reader and the writer only try to borrow them,
-    // and only in states where the worker does not).
-    #[allow(clippy::await_holding_refcell_ref)]
-    async fn run<S, const N: usize, const FRAME: usize, const REPLY: usize>(
-        &self,
-        hub: &Hub<'_>,
-        state: &S,
-        slots: &Slots<N, FRAME, REPLY>,
-        slot: usize,
-        len: usize,
-        fresh: bool,
-    ) -> usize
-    where
-        T: for<'c> AsyncMethods<Call<'c, S>>,
-    {
-        let (Some(control), Some(frame), Some(reply)) = (
-            slots.control.get(slot),
-            slots.frames.get(slot),
-            slots.replies.get(slot),
-        ) else {
-            return 0;
-        };
-        let (Ok(frame), Ok(mut reply)) = (frame.try_borrow(), reply.try_borrow_mut()) else {
-            return 0;
-        };
-        let input = frame.get(..len).unwrap_or(&[]);
-        let parsed = envelope::parse(input, hub.limits);
-        if fresh {
-            match self.kind(input, &parsed, hub.limits) {
-                Kind::Cancel(id) => {
-                    return id.map_or(0, |id| self.cancel(hub, slots, id, &mut reply[..]));
-                }
-                Kind::Response(id) => {
-                    route_response(hub, slots, input, id);
-                    return 0;
-                }
-                Kind::Message(id) => control.id.set(id),
-            }
-        }
-        let done = {
-            let mut call = Call { state, hub, slot };
-            let mut handling = pin!(dispatch_async::handle_parsed(
-                &self.table,
-                &self.base,
-                &mut call,
-                parsed,
-                &mut reply[..],
-            ));
-            poll_fn(|cx| {
-                if control.cancelled.get() {
-                    return Poll::Ready(None);
-                }
-                handling.as_mut().poll(cx).map(Some)
-            })
-            .await
-            .map(|r| r.map_or(0, <[u8]>::len))
-        };
-        match done {
-            Some(len) => len,
-            None => match id_at(input, control.id.get()) {
-                Some(id) => self.cancelled_reply(id, &mut reply[..]),
-                None => 0,
-            },
         }
     }
 
@@ -755,45 +762,6 @@ where
     }
 }
 
-/// Writes a worker's reply once this call's notifications are out (the outbox is
-/// empty) and the transport is free.
-// The transport stays borrowed while the reply is written (see `write`).
-#[allow(clippy::await_holding_refcell_ref)]
-async fn send_reply<F, R, W, const REPLY: usize>(
-    hub: &Hub<'_>,
-    io: &Io<'_, F, R, W>,
-    reply: &RefCell<[u8; REPLY]>,
-    len: usize,
-) -> Result<(), W::Error>
-where
-    F: Framer + ?Sized,
-    R: Read + ?Sized,
-    W: Write + ?Sized,
-{
-    let free = || {
-        let writer = io.writer.try_borrow_mut().ok()?;
-        hub.outbox.is_empty().then_some(writer)
-    };
-    let mut writer = match free() {
-        Some(writer) => writer,
-        None => hub.until(free).await,
-    };
-    let Ok(reply) = reply.try_borrow() else {
-        return Ok(());
-    };
-    send(
-        hub,
-        &io.framer,
-        &mut **writer,
-        reply.get(..len).unwrap_or(&[]),
-    )
-    .await?;
-    if !hub.unflushed.replace(true) {
-        hub.wake();
-    }
-    Ok(())
-}
-
 /// `write`, with the signature a queued message's writer has (closures do not infer
 /// it alone).
 fn message_writer<W: FnMut(&mut [u8]) -> Result<&[u8], WriteError>>(write: W) -> W {
@@ -809,12 +777,32 @@ async fn send<F: Framer + ?Sized, W: Write + ?Sized>(
 ) -> Result<(), W::Error> {
     // The framer is borrowed mutably only while a frame is cut, never across an
     // await: it is free here (the wait is for safety, not for a turn).
-    let framed = match framer.try_borrow() {
-        Ok(framer) => framed(&**framer, message, message.len()),
-        Err(_) => {
-            let framer = hub.until(|| framer.try_borrow().ok()).await;
-            framed(&**framer, message, message.len())
+    let mut header = [0u8; 40];
+    let framed = {
+        let framer = match framer.try_borrow() {
+            Ok(framer) => framer,
+            Err(_) => hub.until(|| framer.try_borrow().ok()).await,
+        };
+        match framer.reply_encoding() {
+            Encoding::Verbatim => {
+                let header_len = framer.reply_header(message.len(), &mut header).len();
+                Ok((header_len, framer.reply_trailer()))
+            }
+            Encoding::Cobs(_) => Err(framed(&**framer, message, message.len())),
         }
+    };
+    // Most framings send a message as it is: its header, it, its trailer, written
+    // without the framed reply's piece iterator (which is for COBS).
+    let framed = match framed {
+        Ok((header_len, trailer)) => {
+            for piece in [header.get(..header_len).unwrap_or(&[]), message, trailer] {
+                if !piece.is_empty() {
+                    io.write_all(piece).await?;
+                }
+            }
+            return Ok(());
+        }
+        Err(framed) => framed,
     };
     for piece in framed.pieces() {
         if !piece.is_empty() {
