@@ -795,10 +795,13 @@ async fn send<F: Framer + ?Sized, W: Write + ?Sized>(
     // without the framed reply's piece iterator (which is for COBS).
     let framed = match framed {
         Ok((header_len, trailer)) => {
-            for piece in [header.get(..header_len).unwrap_or(&[]), message, trailer] {
-                if !piece.is_empty() {
-                    io.write_all(piece).await?;
-                }
+            if header_len > 0 {
+                io.write_all(header.get(..header_len).unwrap_or(&[]))
+                    .await?;
+            }
+            io.write_all(message).await?;
+            if !trailer.is_empty() {
+                io.write_all(trailer).await?;
             }
             return Ok(());
         }
