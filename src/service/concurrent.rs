@@ -605,7 +605,7 @@ impl<T> ConcurrentServer<T> {
                             &self.table,
                             &self.base,
                             &mut call,
-                            parsed,
+                            &parsed,
                             &mut reply[..],
                         ));
                         poll_fn(|cx| {
