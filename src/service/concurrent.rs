@@ -354,9 +354,11 @@ impl<T> ConcurrentServer<T> {
             let step = match next.await {
                 Reading::End => break,
                 Reading::Read => {
-                    // The peer may wait for these replies before it sends more.
-                    if hub.unflushed.get() {
-                        let mut writer = hub.until(|| io.writer.try_borrow_mut().ok()).await;
+                    // The peer may wait for these replies before it sends more. While
+                    // a write is under way the reader reads on (that write waits for
+                    // the peer, and the writer flushes once it is done).
+                    let writer = hub.unflushed.get().then(|| io.writer.try_borrow_mut().ok());
+                    if let Some(Some(mut writer)) = writer {
                         if let Err(e) = writer.flush().await {
                             return io.fail(hub, ServeError::Write(e));
                         }
