@@ -2,7 +2,7 @@
 //! over each framing: newline-delimited, `Content-Length`, COBS and COBS with a CRC-32.
 //!
 //! ```sh
-//! cargo build --release --example serve && cargo run --release --example client
+//! cargo build --release --features std && cargo run --release --example client
 //! ```
 //!
 //! Requests are written into a fixed buffer, replies read through the library's
@@ -25,8 +25,16 @@ use jsonrpc_slice::{Limits, RawJson, WriteError};
 
 /// Where the `serve` example is: next to this binary, built by cargo.
 fn serve_path() -> PathBuf {
+    if let Some(path) = std::env::var_os("JSONRPC_SLICE_SERVE") {
+        return PathBuf::from(path);
+    }
+    // target/<profile>/examples/client -> target/<profile>/jsonrpc-slice-serve
     let me = std::env::current_exe().expect("own path");
-    me.with_file_name(format!("serve{}", std::env::consts::EXE_SUFFIX))
+    let profile_dir = me.parent().and_then(|d| d.parent()).unwrap_or(&me);
+    profile_dir.join(format!(
+        "jsonrpc-slice-serve{}",
+        std::env::consts::EXE_SUFFIX
+    ))
 }
 
 /// One connection to a spawned server.
@@ -50,7 +58,7 @@ impl Connection {
             .spawn()
             .map_err(|e| {
                 format!(
-                    "cannot start {} ({e}); build it first: cargo build --release --example serve",
+                    "cannot start {} ({e}); build it first: cargo build --release --features std",
                     path.display()
                 )
             })?;

@@ -22,7 +22,7 @@ case "$SECS" in '' | *[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;; esac
 FUZZ_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$FUZZ_DIR")"
 SANITIZER="${FUZZ_SANITIZER:-none}"
-TARGETS="${FUZZ_TARGETS:-handle validate round_trip line_framing stream_framing response content_length_headers typed simd cobs_framing}"
+TARGETS="${FUZZ_TARGETS:-handle validate round_trip line_framing stream_framing response content_length_headers typed simd cobs_framing json_framing}"
 cd "$ROOT"
 
 # --- toolchain and cargo-fuzz -------------------------------------------------------------

@@ -1,7 +1,7 @@
 //! The demo method table: the methods the specification's examples call, and three
 //! helpers to try things by hand.
 //!
-//! The stdio server (`cargo run --release --example serve`), the firmware example, the
+//! The stdio server (`cargo run --release --features std`), the firmware example, the
 //! tests and the benchmarks all serve this table. Its handlers are generic over the
 //! context, so another table (the firmware's, with its own `stats` and `shutdown`) can
 //! list them next to its own methods without copying them.

@@ -44,10 +44,10 @@
 use core::marker::PhantomData;
 
 use crate::dispatch::{
-    call_end, call_start, is_notification, parse_failure, BatchState, Failure, MethodTable,
-    OutputTooSmall, Server,
+    call_end, call_start, is_notification, parse_failure, BatchState, CallHook, CallInfo, Failure,
+    MethodTable, OutputTooSmall, Server,
 };
-use crate::envelope::{self, Batch, Call, Envelope};
+use crate::envelope::{self, Batch, Call, Envelope, Request};
 use crate::error::RpcError;
 use crate::id::Id;
 use crate::limits::Limits;
@@ -187,6 +187,13 @@ impl<C, T: AsyncMethods<C>> AsyncServer<C, T> {
         self
     }
 
+    /// The same server, telling `hook` of every call (see [`CallHook`]); the duration
+    /// it is given includes the handler's awaits.
+    pub const fn with_hook(mut self, hook: CallHook) -> Self {
+        self.base = self.base.with_hook(hook);
+        self
+    }
+
     /// The limits in force.
     pub const fn limits(&self) -> &Limits {
         self.base.limits()
@@ -239,7 +246,9 @@ pub(crate) async fn handle_parsed<'o, X, B, T: AsyncMethods<X>>(
 ) -> Result<&'o [u8], OutputTooSmall> {
     let mut w = ResultWriter::new(output);
     let done = match parsed {
-        Err(e) => base.fail(&mut w, 0, Id::NULL, parse_failure(e.kind)),
+        Err(e) => base
+            .fail(&mut w, 0, Id::NULL, parse_failure(e.kind))
+            .map(drop),
         Ok(Envelope::Single(call)) => answer(table, base, ctx, *call, &mut w).await,
         Ok(Envelope::Batch(batch)) => batch_of(table, base, ctx, batch.clone(), &mut w).await,
     };
@@ -257,6 +266,9 @@ async fn answer<X, B, T: AsyncMethods<X>>(
     call: Call<'_>,
     w: &mut ResultWriter<'_>,
 ) -> Result<(), WriteError> {
+    if let (Some(hook), Call::Request(req)) = (base.hook(), call) {
+        return answer_hooked(table, base, hook, ctx, req, w).await;
+    }
     let mark = w.mark();
     let (id, failure) = match call {
         Call::Invalid { id, reason } => (id, Failure::Invalid(reason)),
@@ -274,7 +286,34 @@ async fn answer<X, B, T: AsyncMethods<X>>(
             }
         },
     };
-    base.fail(w, mark, id, failure)
+    base.fail(w, mark, id, failure).map(drop)
+}
+
+/// The twin of `Server::answer_hooked`.
+async fn answer_hooked<X, B, T: AsyncMethods<X>>(
+    table: &T,
+    base: &Server<B>,
+    hook: &CallHook,
+    ctx: &mut X,
+    req: Request<'_>,
+    w: &mut ResultWriter<'_>,
+) -> Result<(), WriteError> {
+    let info = CallInfo {
+        method: req.method,
+        id: req.id,
+    };
+    let mark = w.mark();
+    let (started, allowed) = hook.start(&info);
+    let ended = match (allowed, table.find(req.method)) {
+        (Err(refusal), _) => Err(Failure::Handler(refusal)),
+        (Ok(()), None) => Err(Failure::NotFound),
+        (Ok(()), Some(index)) => {
+            let params = call_start(w, req.params, req.id);
+            let outcome = table.run(index, ctx, params, w).await;
+            call_end(w, req.id, outcome)
+        }
+    };
+    base.hook_end(hook, &info, started, w, mark, ended)
 }
 
 /// The twin of `Server::batch`.

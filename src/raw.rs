@@ -30,6 +30,22 @@ pub enum Kind {
     Null,
 }
 
+impl Kind {
+    /// The kind of the value whose first byte is `first` (a number when there is none:
+    /// no other kind starts with anything else).
+    #[inline(always)]
+    pub(crate) fn of_first(first: Option<&u8>) -> Kind {
+        match first {
+            Some(b'{') => Kind::Object,
+            Some(b'[') => Kind::Array,
+            Some(b'"') => Kind::String,
+            Some(b't' | b'f') => Kind::Bool,
+            Some(b'n') => Kind::Null,
+            _ => Kind::Number,
+        }
+    }
+}
+
 /// One valid JSON value, borrowed from the input, exactly as received.
 ///
 /// ```
@@ -74,14 +90,7 @@ impl<'a> RawJson<'a> {
     // two instead of a call and a match (flash, on a Cortex-M).
     #[inline(always)]
     pub fn kind(&self) -> Kind {
-        match self.bytes.first() {
-            Some(b'{') => Kind::Object,
-            Some(b'[') => Kind::Array,
-            Some(b'"') => Kind::String,
-            Some(b't' | b'f') => Kind::Bool,
-            Some(b'n') => Kind::Null,
-            _ => Kind::Number,
-        }
+        Kind::of_first(self.bytes.first())
     }
 
     /// `true` for `null`.
@@ -200,6 +209,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Where the next item starts (`b.len()` once there is none).
+    #[cfg(not(jsonrpc_slice_fast))]
     pub(crate) fn position(&self) -> usize {
         self.i
     }
@@ -220,7 +230,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Takes the value at the cursor, then steps past the separator after it.
-    // Out of line in the compact build (the condition of `scan::FAST_PATHS`): flash.
+    // Out of line in the compact build: flash.
     #[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
     pub(crate) fn take_value(&mut self) -> Option<RawJson<'a>> {
         self.take(b',')
@@ -280,13 +290,23 @@ impl<'a> Cursor<'a> {
 /// panicking.
 #[inline]
 pub(crate) fn skip_trusted(b: &[u8], i: usize) -> usize {
-    if i >= b.len() {
-        return b.len();
-    }
-    if !FAST_PATHS {
-        return skip_by_validating(b, i);
-    }
-    scan::skip_value_trusted(b, i)
+    let end = if i >= b.len() {
+        b.len()
+    } else if !FAST_PATHS {
+        skip_by_validating(b, i)
+    } else {
+        scan::skip_value_trusted(b, i)
+    };
+    #[cfg(test)]
+    SKIPPED.with(|n| n.set(n.get() + end.saturating_sub(i)));
+    end
+}
+
+#[cfg(test)]
+std::thread_local! {
+    /// The bytes [`skip_trusted`] passed over on this thread: the unit tests count
+    /// how often a walk passes each byte.
+    pub(crate) static SKIPPED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 
 /// [`skip_trusted`] of the value at `i`, and where the next item starts after it
@@ -424,21 +444,6 @@ impl<'a> Iterator for Members<'a> {
         let key = self.cursor.take_key()?;
         let value = self.cursor.take_value()?;
         Some((key, value))
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'a> Members<'a> {
-    /// The next member with its key also as the whole JSON string (quotes included),
-    /// for errors that name the key as sent.
-    pub(crate) fn next_with_raw_key(&mut self) -> Option<(RawJson<'a>, RawStr<'a>, RawJson<'a>)> {
-        let raw_key = self.cursor.take(b':')?;
-        let Some(key) = raw_key.as_str() else {
-            self.cursor.i = self.cursor.b.len();
-            return None;
-        };
-        let value = self.cursor.take_value()?;
-        Some((raw_key, key, value))
     }
 }
 

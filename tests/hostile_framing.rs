@@ -7,6 +7,7 @@
 //! | a malformed header (bad or over-bound length, no length, no colon, an overlong line) with its body, with or without a line end: answered once, and every frame after it is answered | `a_malformed_header_and_its_body_are_answered_once` |
 //! | a last newline message without its `\n` is served as if it had one; one cut short is `-32700` | `the_last_line_is_served_at_end_of_input` |
 //! | a `Content-Length` body or header cut short by the end of input is `-32700` | `a_message_cut_short_is_a_parse_error` |
+//! | a body longer than declared whose leftover reads as a header loses no frame after it (issue 39) | `a_body_longer_than_declared_loses_no_frame_after_it` |
 //!
 //! The reproductions of the issue are checked byte for byte in `issue_reproductions`.
 
@@ -281,6 +282,39 @@ proptest! {
         let ids: Vec<u32> = (1..n).collect();
         prop_assert!(answers(&got[..got.len() - 1], &ids), "{:?}", got);
         prop_assert!(is_error(got.last().unwrap(), -32700), "{:?}", got);
+    }
+}
+
+/// Issue 39's reproduction: a body longer than its declared length leaves, before the
+/// next header on the same line, text that reads as a header (`ile:///tmp/a"}}}`); the
+/// `Content-Length:` inside that line starts the next message, which is answered.
+#[test]
+fn a_body_longer_than_declared_loses_no_frame_after_it() {
+    let did_close = r#"{"jsonrpc":"2.0","method":"textDocument/didClose","params":{"textDocument":{"uri":"file:///tmp/a"}}}"#;
+    let subtract = request(7);
+    let next = format!("Content-Length: {}\r\n\r\n{subtract}", subtract.len());
+    for cut in 14..=17 {
+        let leftover = &did_close[did_close.len() - cut..];
+        // The leftover reads as `name: value` (the case the framer once took for an
+        // unknown header).
+        let (name, _) = leftover.split_once(':').expect("a colon");
+        assert!(
+            name.bytes().all(|b| b.is_ascii_alphanumeric()),
+            "{leftover}"
+        );
+        let stream = format!(
+            "Content-Length: {}\r\n\r\n{did_close}{next}",
+            did_close.len() - cut
+        );
+        for sizes in [&[][..], &[1], &[7, 3]] {
+            let replies = bodies(&serve(content_length().as_mut(), stream.as_bytes(), sizes));
+            // The cut body is not JSON; the leftover is a malformed header line, answered
+            // once; the request after it is answered.
+            assert_eq!(replies.len(), 3, "cut {cut}: {replies:?}");
+            assert!(is_error(&replies[0], -32700), "cut {cut}: {replies:?}");
+            assert!(is_error(&replies[1], -32600), "cut {cut}: {replies:?}");
+            assert!(answers(&replies[2..], &[7]), "cut {cut}: {replies:?}");
+        }
     }
 }
 

@@ -4,8 +4,9 @@
 use core::fmt;
 
 use super::call::{call_end, call_start, is_notification, parse_failure, BatchState, Failure};
+use super::hook::{CallHook, CallInfo, Outcome, Started};
 use super::table::{Fallback, Handler, MethodTable};
-use crate::envelope::{self, Batch, Call, Envelope};
+use crate::envelope::{self, Batch, Call, Envelope, Request};
 use crate::error::{code, InvalidRequest};
 use crate::id::Id;
 use crate::limits::Limits;
@@ -23,9 +24,28 @@ enum Target<C: 'static> {
 ///
 /// The longest error reply written in place of another is 126 bytes plus the id it
 /// echoes; ids are at most [`Limits`]`::max_id_len` bytes (256 by default). So a buffer of
-/// 128 bytes plus `max_id_len` (384 by default) never gives this error.
+/// [`OutputTooSmall::enough`] bytes, 128 plus `max_id_len` (384 by default), never gives
+/// this error.
+///
+/// ```
+/// use jsonrpc_slice::{Limits, OutputTooSmall};
+///
+/// assert_eq!(OutputTooSmall::enough(&Limits::DEFAULT), 384);
+/// assert_eq!(OutputTooSmall::enough(&Limits::DEFAULT.max_id_len(16)), 144);
+/// ```
+// A unit: it travels in a register pair with the reply's length (flash, on a
+// Cortex-M); the size it names is `enough`'s, computed only where it is asked for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct OutputTooSmall;
+
+impl OutputTooSmall {
+    /// The output buffer size that never gives this error under `limits`: the longest
+    /// error reply written in place of another (126 bytes) and two to spare, plus the
+    /// longest id `limits` lets through.
+    pub const fn enough(limits: &Limits) -> usize {
+        128 + limits.max_id_len
+    }
+}
 
 impl fmt::Display for OutputTooSmall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -60,6 +80,8 @@ pub struct Server<C: 'static> {
     limits: Limits,
     /// The handler for names the table lacks.
     fallback: Option<Fallback<C>>,
+    /// What is told of each call, if anything.
+    hook: Option<CallHook>,
 }
 
 impl<C> fmt::Debug for Server<C> {
@@ -78,6 +100,7 @@ impl<C> Server<C> {
             table,
             limits: Limits::DEFAULT,
             fallback: None,
+            hook: None,
         }
     }
 
@@ -119,6 +142,18 @@ impl<C> Server<C> {
         self
     }
 
+    /// The same server, telling `hook` of every call before its handler runs (the
+    /// hook may refuse it) and once it has ended: see [`CallHook`].
+    pub const fn with_hook(mut self, hook: CallHook) -> Self {
+        self.hook = Some(hook);
+        self
+    }
+
+    /// The hook, if there is one.
+    pub(crate) const fn hook(&self) -> Option<&CallHook> {
+        self.hook.as_ref()
+    }
+
     /// The limits in force.
     pub const fn limits(&self) -> &Limits {
         &self.limits
@@ -140,7 +175,9 @@ impl<C> Server<C> {
     ) -> Result<&'o [u8], OutputTooSmall> {
         let mut w = ResultWriter::new(output);
         let done = match envelope::parse(input, &self.limits) {
-            Err(e) => self.fail(&mut w, 0, Id::NULL, parse_failure(e.kind)),
+            Err(e) => self
+                .fail(&mut w, 0, Id::NULL, parse_failure(e.kind))
+                .map(drop),
             Ok(Envelope::Single(call)) => self.answer(ctx, call, &mut w),
             Ok(Envelope::Batch(batch)) => self.batch(ctx, batch, &mut w),
         };
@@ -151,10 +188,11 @@ impl<C> Server<C> {
     }
 
     /// Writes the error reply for `failure` at `mark`, in place of anything written
-    /// after it. The reply to a failed call that does not fit in its room (the whole
-    /// buffer, or what a batch leaves it) becomes `-32603 reply larger than N bytes`
-    /// with the same id. When the reply written last does not fit (that one, a parse
-    /// error's, a batch overflow's), nothing is left written and `Err` is returned.
+    /// after it, and returns its code. The reply to a failed call that does not fit in
+    /// its room (the whole buffer, or what a batch leaves it) becomes `-32603 reply
+    /// larger than N bytes` with the same id. When the reply written last does not fit
+    /// (that one, a parse error's, a batch overflow's), nothing is left written and
+    /// `Err` is returned.
     /// The one place that writes an error reply: fewer calls to set up (flash, on a
     /// Cortex-M).
     #[inline(never)]
@@ -164,17 +202,17 @@ impl<C> Server<C> {
         mark: usize,
         id: Id<'_>,
         mut failure: Failure<'_>,
-    ) -> Result<(), WriteError> {
+    ) -> Result<i32, WriteError> {
         let room = w.limit().saturating_sub(mark);
         loop {
             w.rollback(mark);
             let (code, message, data) = self.failure_reply(failure, room);
             let written = w.error_reply(id, code, message, data);
             match failure {
-                _ if written.is_ok() => return Ok(()),
+                _ if written.is_ok() => return Ok(code),
                 Failure::Parse | Failure::TooDeep | Failure::TooLarge | Failure::BatchTooLarge => {
                     w.rollback(mark);
-                    return written;
+                    return written.map(|()| code);
                 }
                 _ => failure = Failure::TooLarge,
             }
@@ -245,6 +283,9 @@ impl<C> Server<C> {
         call: Call<'_>,
         w: &mut ResultWriter<'_>,
     ) -> Result<(), WriteError> {
+        if let (Some(hook), Call::Request(req)) = (&self.hook, call) {
+            return self.answer_hooked(hook, ctx, req, w);
+        }
         let mark = w.mark();
         let (id, failure) = match call {
             Call::Invalid { id, reason } => (id, Failure::Invalid(reason)),
@@ -258,7 +299,55 @@ impl<C> Server<C> {
                 },
             },
         };
-        self.fail(w, mark, id, failure)
+        self.fail(w, mark, id, failure).map(drop)
+    }
+
+    /// [`answer`](Self::answer) for a request, with the hook told of it. Out of line:
+    /// a server without a hook does not carry it.
+    #[inline(never)]
+    fn answer_hooked(
+        &self,
+        hook: &CallHook,
+        ctx: &mut C,
+        req: Request<'_>,
+        w: &mut ResultWriter<'_>,
+    ) -> Result<(), WriteError> {
+        let info = CallInfo {
+            method: req.method,
+            id: req.id,
+        };
+        let mark = w.mark();
+        let (started, allowed) = hook.start(&info);
+        let ended = match (allowed, self.target(req.method)) {
+            (Err(refusal), _) => Err(Failure::Handler(refusal)),
+            (Ok(()), None) => Err(Failure::NotFound),
+            (Ok(()), Some(target)) => self.call(ctx, target, req.method, req.params, req.id, w),
+        };
+        self.hook_end(hook, &info, started, w, mark, ended)
+    }
+
+    /// The end of a hooked call: its error reply when it `ended` in one, then the
+    /// hook told how it ended. Shared by the sync and the async dispatch.
+    pub(crate) fn hook_end(
+        &self,
+        hook: &CallHook,
+        info: &CallInfo<'_>,
+        started: Started,
+        w: &mut ResultWriter<'_>,
+        mark: usize,
+        ended: Result<(), Failure<'_>>,
+    ) -> Result<(), WriteError> {
+        let (written, outcome) = match (ended, info.id) {
+            (_, None) => (Ok(()), Outcome::NoReply),
+            (Ok(()), Some(_)) => (Ok(()), Outcome::Result),
+            (Err(failure), Some(id)) => match self.fail(w, mark, id, failure) {
+                Ok(code) => (Ok(()), Outcome::Error(code)),
+                // Nothing fits: the message gets no reply at all (`OutputTooSmall`).
+                Err(e) => (Err(e), Outcome::Error(code::INTERNAL_ERROR)),
+            },
+        };
+        hook.end(info, started, outcome);
+        written
     }
 
     /// What runs a call of `method`.
@@ -324,7 +413,9 @@ impl<C> Server<C> {
         w.set_allowance(usize::MAX);
         w.set_end(state.old_end);
         if !state.fits {
-            return self.fail(w, state.start, Id::NULL, Failure::BatchTooLarge);
+            return self
+                .fail(w, state.start, Id::NULL, Failure::BatchTooLarge)
+                .map(drop);
         }
         if !state.any {
             return Ok(());

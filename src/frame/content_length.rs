@@ -24,8 +24,9 @@
 //!   [`MAX_HEADER_LINE`] bytes): reported once as [`FeedResult::Malformed`]. Lines,
 //!   blank ones and the orphaned body included, are then skipped until one holds
 //!   `Content-Length:`, which starts the next header block — also when it follows
-//!   garbage on the same line, as it does after a body shorter than declared or after
-//!   an orphaned body without a line end. Such a line that is malformed itself starts
+//!   garbage on the same line, as it does after a body shorter or longer than declared
+//!   or after an orphaned body without a line end, whatever that garbage is (even
+//!   text that reads as a header, `file:///a"}}`). Such a line that is malformed itself starts
 //!   a malformed block of its own, reported once too.
 //! - **The end of input** ([`finish`](ContentLengthAccumulator::finish)) inside a
 //!   header block or a body: [`EndOfInput::Truncated`], answered `-32700`.
@@ -339,13 +340,11 @@ fn classify(line: &[u8]) -> Line {
         return Line::Malformed;
     }
     if !name.eq_ignore_ascii_case(NAME) {
-        // `garbageContent-Length: 5` is garbage followed by a header: malformed, and
-        // the caller resynchronises on the header.
-        let ends_with_name = name.len() > NAME.len()
-            && name
-                .get(name.len() - NAME.len()..)
-                .is_some_and(|tail| tail.eq_ignore_ascii_case(NAME));
-        return if ends_with_name {
+        // A `Content-Length:` later in the line follows garbage, whatever that garbage
+        // reads as: `garbageContent-Length: 5`, or the leftover of a body longer than
+        // declared that happens to read as a header (`file:///a"}}Content-Length: 5`).
+        // Malformed, and the caller resynchronises on it.
+        return if find_header(line).is_some() {
             Line::Malformed
         } else {
             Line::Other
@@ -513,6 +512,24 @@ mod tests {
                 Ev::Malformed,
                 f(b"5"),
             ]
+        );
+    }
+
+    #[test]
+    fn a_header_inside_a_line_that_reads_as_a_header_resynchronises() {
+        // A body longer than declared leaves text that reads as `name: value` before
+        // the next header, on one line: the header inside it starts the next block.
+        let mut acc = ContentLengthAccumulator::<16>::new();
+        let got = run(
+            &mut acc,
+            &[
+                b"Content-Length: 2\r\n\r\n[]file:///a\"}}Content-Length: 1\r\n\r\n1",
+                b"X-Note: content-length: 1\r\n\r\n2",
+            ],
+        );
+        assert_eq!(
+            got,
+            [f(b"[]"), Ev::Malformed, f(b"1"), Ev::Malformed, f(b"2")]
         );
     }
 

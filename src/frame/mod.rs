@@ -9,6 +9,7 @@
 //!
 //! - [`newline`]: newline-delimited JSON (serial links, sockets, stdio).
 //! - [`content_length`]: `Content-Length:` headers, the LSP base protocol.
+//! - [`json_stream`]: JSON messages back to back with no delimiter (Ethereum IPC).
 //! - [`cobs`]: COBS-encoded frames ended by `0x00`, optionally with a CRC-16 or CRC-32
 //!   trailer (binary-safe; corrupted frames dropped).
 //!
@@ -16,6 +17,7 @@
 
 pub mod cobs;
 pub mod content_length;
+pub mod json_stream;
 pub mod newline;
 
 use cobs::CobsPieces;
@@ -141,6 +143,29 @@ impl<const N: usize> Framer for content_length::ContentLengthAccumulator<N> {
 
     fn reply_trailer(&self) -> &'static [u8] {
         b""
+    }
+}
+
+impl<const N: usize> Framer for json_stream::JsonStreamAccumulator<N> {
+    fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {
+        json_stream::JsonStreamAccumulator::feed(self, input)
+    }
+
+    fn finish(&mut self) -> EndOfInput<'_> {
+        json_stream::JsonStreamAccumulator::finish(self)
+    }
+
+    fn max_frame(&self) -> usize {
+        N
+    }
+
+    fn reply_header<'s>(&self, _: usize, _: &'s mut [u8; 40]) -> &'s [u8] {
+        &[]
+    }
+
+    // As geth writes its replies: ethers splits what it reads at line ends.
+    fn reply_trailer(&self) -> &'static [u8] {
+        b"\n"
     }
 }
 

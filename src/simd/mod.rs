@@ -7,7 +7,7 @@
 //!
 //! | build | body | file |
 //! |---|---|---|
-//! | compact (`not(jsonrpc_slice_fast)`: 32-bit targets, the firmware) | one byte at a time | `scalar.rs` |
+//! | compact (32-bit targets, the firmware) | one byte at a time | `scalar.rs` |
 //! | fast, x86_64 (SSE2 is part of the architecture) | 16 bytes, the next 32, then 64 at a time, SSE2 | `sse2.rs` |
 //! | fast, aarch64 with NEON (the baseline of every aarch64 target but the `softfloat` ones) | 16 bytes, then 64 at a time, NEON | `neon.rs` |
 //! | fast, any other 64-bit target | 8 bytes at a time in a `u64` | `swar.rs` |
@@ -175,10 +175,7 @@ pub mod fuzzing {
 /// has it in one instruction; the NEON and SWAR builds use the scalar body.
 #[inline]
 pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
-    #[cfg(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2"))]
-    return sse2::plain_ascii_mask(b, i);
-    #[cfg(not(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2")))]
-    return scalar::plain_ascii_mask(b, i);
+    body::plain_ascii_mask(b, i)
 }
 
 /// The classes of the bytes of a 64-byte block that the scanner's string loop needs, one
@@ -200,10 +197,7 @@ pub(crate) struct StringClasses {
 /// builds use the scalar body.
 #[inline]
 pub(crate) fn string_classes(block: &[u8; 64]) -> StringClasses {
-    #[cfg(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2"))]
-    return sse2::string_classes(block);
-    #[cfg(not(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2")))]
-    return scalar::string_classes(block);
+    body::string_classes(block)
 }
 
 /// Whether `b` is UTF-8 (strict, as `core::str::from_utf8` has it). With the `std`

@@ -21,15 +21,25 @@ pub(super) fn div10(v: u64) -> (u64, u8) {
 #[inline]
 fn div10_narrow(v: u64) -> (u64, u8) {
     let (hi, lo) = ((v >> 32) as u32, v as u32);
-    let (q_hi, r) = (hi / 10, hi % 10);
+    let (q_hi, r) = div10_u32(hi);
     let mid = (r << 16) | (lo >> 16);
-    let (q_mid, r) = (mid / 10, mid % 10);
+    let (q_mid, r) = div10_u32(mid);
     let low = (r << 16) | (lo & 0xFFFF);
-    let (q_low, r) = (low / 10, low % 10);
+    let (q_low, r) = div10_u32(low);
     (
         (u64::from(q_hi) << 32) | u64::from((q_mid << 16) | q_low),
         r as u8,
     )
+}
+
+/// `(n / 10, n % 10)` as a multiply by 2^35 / 10 rounded up, then a shift: exact for
+/// every `u32`. What a compiler makes of `n / 10` where the CPU multiplies into 64
+/// bits (Cortex-M3, RV32IM); written out for the Cortex-M0, which has no divide
+/// instruction and would call a 400-byte division routine for `/ 10`.
+#[inline]
+fn div10_u32(n: u32) -> (u32, u32) {
+    let q = ((u64::from(n) * 0xCCCC_CCCD) >> 35) as u32;
+    (q, n - q * 10)
 }
 
 impl ResultWriter<'_> {
@@ -155,7 +165,7 @@ mod tests {
     extern crate std;
 
     use super::super::*;
-    use super::div10_narrow;
+    use super::{div10_narrow, div10_u32};
 
     #[test]
     fn narrow_division_by_ten_is_exact() {
@@ -178,6 +188,30 @@ mod tests {
             v >> (v % 64)
         })) {
             assert_eq!(div10_narrow(x), (x / 10, (x % 10) as u8), "{x}");
+        }
+    }
+
+    #[test]
+    fn division_by_ten_as_a_multiply_is_exact() {
+        // The first error of a multiply-and-shift by a rounded-up reciprocal comes
+        // where `n` is just below a multiple of 10: every such value near the ends of
+        // the range, the 16-bit boundaries long division crosses, and a spread.
+        let mut v: u32 = 0x9E37_79B9;
+        let near = [0, 1 << 16, 10 << 16, 1 << 31, u32::MAX - 20];
+        let around = near
+            .into_iter()
+            .flat_map(|base| base..=base.saturating_add(20));
+        let spread = (0..1_000_000).map(|_| {
+            v ^= v << 13;
+            v ^= v >> 17;
+            v ^= v << 5;
+            v
+        });
+        for n in around
+            .chain(spread)
+            .chain((0..=u32::MAX).step_by(9_999_991))
+        {
+            assert_eq!(div10_u32(n), (n / 10, n % 10), "{n}");
         }
     }
 

@@ -4,7 +4,7 @@
 #
 #   bash tests/interop/run.sh          (from the repo root, or from anywhere)
 #
-# 1. builds the server (`cargo build --release --example serve`);
+# 1. builds the server (`cargo build --release --features std --bin jsonrpc-slice-serve`);
 # 2. node: `npm ci` in tests/interop/node, then `node interop.mjs <server>`;
 # 3. python: a venv in target/interop-venv, `pip install -r requirements.txt`, then
 #    `python interop.py <server>`.
@@ -69,7 +69,7 @@ run_suite() { # which, command...
 }
 
 # ---------------------------------------------------------------------------------------
-say "build: cargo build --release --example serve"
+say "build: cargo build --release --features std --bin jsonrpc-slice-serve"
 if ! command -v cargo >/dev/null 2>&1; then
     echo "FAIL: interop: cargo not found; the server cannot be built"
     exit 1
@@ -78,13 +78,13 @@ fi
 # (CARGO_TARGET_DIR, .cargo/config.toml, ...).
 build_log="$(mktemp)"
 trap 'rm -f "$build_log"' EXIT
-if ! cargo build --release --example serve --message-format=json-render-diagnostics >"$build_log"; then
-    echo "FAIL: interop: cargo build --release --example serve failed"
+if ! cargo build --release --features std --bin jsonrpc-slice-serve --message-format=json-render-diagnostics >"$build_log"; then
+    echo "FAIL: interop: cargo build --release --features std --bin jsonrpc-slice-serve failed"
     exit 1
 fi
-SERVE="$(grep '"name":"serve"' "$build_log" | grep -o '"executable":"[^"]*"' | tail -n 1 | sed 's/^"executable":"//; s/"$//')"
+SERVE="$(grep '"name":"jsonrpc-slice-serve"' "$build_log" | grep -o '"executable":"[^"]*"' | tail -n 1 | sed 's/^"executable":"//; s/"$//')"
 if [ -z "$SERVE" ] || [ ! -x "$SERVE" ]; then
-    SERVE="$ROOT/target/release/examples/serve"
+    SERVE="$ROOT/target/release/jsonrpc-slice-serve"
 fi
 if [ ! -x "$SERVE" ]; then
     echo "FAIL: interop: built, but the serve binary is not at $SERVE"

@@ -3,7 +3,7 @@
 //
 //   node interop.mjs [path/to/serve]        (or JSONRPC_SLICE_SERVE=path/to/serve)
 //
-// Default server path: <repo root>/target/release/examples/serve, where the repo root
+// Default server path: <repo root>/target/release/jsonrpc-slice-serve, where the repo root
 // is three levels above this file, so the script works from any working directory.
 //
 // Every phase spawns its own server with `--framing content-length` and, at the end,
@@ -41,13 +41,13 @@ const {
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..', '..');
 const SERVER = path.resolve(
-  process.argv[2] || process.env.JSONRPC_SLICE_SERVE || path.join(REPO, 'target', 'release', 'examples', 'serve'),
+  process.argv[2] || process.env.JSONRPC_SLICE_SERVE || path.join(REPO, 'target', 'release', 'jsonrpc-slice-serve'),
 );
 const VERBOSE = !!process.env.INTEROP_VERBOSE;
 
 if (!existsSync(SERVER)) {
   console.error(`interop (node): server binary not found: ${SERVER}`);
-  console.error('build it with `cargo build --release --example serve`, or pass its path as the first argument');
+  console.error('build it with `cargo build --release --features std`, or pass its path as the first argument');
   process.exit(2);
 }
 

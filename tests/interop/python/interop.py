@@ -3,7 +3,7 @@
 
     python interop.py [path/to/serve]        (or JSONRPC_SLICE_SERVE=path/to/serve)
 
-Default server path: <repo root>/target/release/examples/serve, the repo root being three
+Default server path: <repo root>/target/release/jsonrpc-slice-serve, the repo root being three
 levels above this file, so the script works from any working directory.
 
 (a) python-lsp-jsonrpc (the transport of python-lsp-server), `--framing content-length`:
@@ -60,7 +60,7 @@ REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 SERVER = os.path.abspath(
     (sys.argv[1] if len(sys.argv) > 1 else None)
     or os.environ.get("JSONRPC_SLICE_SERVE")
-    or os.path.join(REPO, "target", "release", "examples", "serve")
+    or os.path.join(REPO, "target", "release", "jsonrpc-slice-serve")
 )
 VERBOSE = bool(os.environ.get("INTEROP_VERBOSE"))
 TIMEOUT = 10.0  # seconds to wait for any one reply
@@ -777,7 +777,7 @@ def part_b_jsonrpcclient():
 def main():
     if not os.path.exists(SERVER):
         print(f"interop (python): server binary not found: {SERVER}", file=sys.stderr)
-        print("build it with `cargo build --release --example serve`, or pass its path", file=sys.stderr)
+        print("build it with `cargo build --release --features std`, or pass its path", file=sys.stderr)
         return 2
     started = time.monotonic()
     print(
