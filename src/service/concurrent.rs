@@ -440,7 +440,7 @@ impl<T> ConcurrentServer<T> {
     }
 
     /// What `frame` is to the loop, read from its envelope `parsed`.
-    #[inline]
+    #[inline(always)]
     fn kind<'a>(
         &self,
         frame: &'a [u8],
