@@ -18,10 +18,16 @@
 //! The concurrent loop runs on `embassy_futures::block_on`; every handler completes at
 //! its first poll, so this measures the loop, not any overlap of slow handlers.
 //!
-//! `serve_loops count <service|n1|n8> <messages>` runs one loop once in memory, for
-//! callgrind to count (`--toggle-collect='*counted*'`, then divide by the messages):
+//! `serve_loops count <service|n1|n8>[-piped] <messages>` runs one loop once, in memory
+//! or over pipes, for callgrind to count (`--toggle-collect='*counted*'`, then divide by
+//! the messages; over pipes callgrind counts the serving thread only, and no time in
+//! the kernel):
 //!
 //!   valgrind --tool=callgrind --toggle-collect='*counted*' target/release/deps/serve_loops-* count n1 20000
+//!
+//! `serve_loops cpu <messages> <rounds>` runs the three loops over pipes, interleaved,
+//! and prints the serving thread's CPU time (user and system) and the wall time a
+//! message: on a loaded machine the CPU time is the steadier of the two.
 
 use criterion::{criterion_group, Criterion, Throughput};
 use jsonrpc_slice::frame::newline::LineAccumulator;
@@ -269,14 +275,59 @@ fn input_piped() -> Vec<u8> {
     input(PIPED)
 }
 
-/// One loop (`service`, `n1`, `n8`) over `input` in memory: what callgrind counts.
+/// One loop (`service`, `n1`, `n8`) over `input` in memory, or over pipes (`-piped`):
+/// what callgrind counts.
 #[inline(never)]
 fn counted(which: &str, input: &[u8]) -> usize {
     match which {
         "service" => one_at_a_time(input),
         "n1" => concurrent(input, &Slots::<1, 1024, 1024>::new()),
         "n8" => concurrent(input, &Slots::<8, 1024, 1024>::new()),
-        _ => panic!("count service|n1|n8 MESSAGES"),
+        "service-piped" => one_at_a_time_piped(input),
+        "n1-piped" => concurrent_piped(input, &Slots::<1, 1024, 1024>::new()),
+        "n8-piped" => concurrent_piped(input, &Slots::<8, 1024, 1024>::new()),
+        _ => panic!("count service|n1|n8[-piped] MESSAGES"),
+    }
+}
+
+/// The CPU time (user and system) the calling thread has used, in clock ticks
+/// (`/proc/thread-self/stat`, Linux).
+fn thread_ticks() -> u64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+    // The fields after the command's closing parenthesis; utime and stime are the
+    // 14th and 15th of the line.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// `cpu <messages> <rounds>`: each loop over pipes, the rounds interleaved; the serving
+/// thread's CPU time (user and system, so the reads and writes too) and the wall time
+/// per message. The CPU time is what a loaded machine disturbs least.
+fn cpu(messages: usize, rounds: usize) {
+    let input = input(messages);
+    let one = Box::new(Slots::<1, 1024, 1024>::new());
+    let eight = Box::new(Slots::<8, 1024, 1024>::new());
+    let loops: [(&str, &dyn Fn() -> usize); 3] = [
+        ("Service", &|| one_at_a_time_piped(&input)),
+        ("concurrent, N = 1", &|| concurrent_piped(&input, &one)),
+        ("concurrent, N = 8", &|| concurrent_piped(&input, &eight)),
+    ];
+    // Clock ticks a second: 100 on Linux (USER_HZ).
+    let tick_ns = 10_000_000.0;
+    for round in 0..rounds {
+        for (name, run) in &loops {
+            let (ticks, start) = (thread_ticks(), std::time::Instant::now());
+            black_box(run());
+            let wall = start.elapsed().as_nanos() as f64;
+            let cpu = (thread_ticks() - ticks) as f64 * tick_ns;
+            let m = messages as f64;
+            println!(
+                "round {round}: {name}: {:.1} ns CPU, {:.1} ns wall a message",
+                cpu / m,
+                wall / m
+            );
+        }
     }
 }
 
@@ -284,6 +335,9 @@ criterion_group!(benches, bench);
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("cpu") {
+        return cpu(args[2].parse().unwrap(), args[3].parse().unwrap());
+    }
     if args.get(1).map(String::as_str) == Some("count") {
         let (which, messages) = (&args[2], args[3].parse().unwrap());
         let input = input(messages);

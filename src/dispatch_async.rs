@@ -229,7 +229,7 @@ pub(crate) async fn handle<'o, X, B, T: AsyncMethods<X>>(
         table,
         base,
         ctx,
-        envelope::parse(input, base.limits()),
+        &envelope::parse(input, base.limits()),
         output,
     )
     .await
@@ -241,7 +241,7 @@ pub(crate) async fn handle_parsed<'o, X, B, T: AsyncMethods<X>>(
     table: &T,
     base: &Server<B>,
     ctx: &mut X,
-    parsed: Result<Envelope<'_>, ScanError>,
+    parsed: &Result<Envelope<'_>, ScanError>,
     output: &'o mut [u8],
 ) -> Result<&'o [u8], OutputTooSmall> {
     let mut w = ResultWriter::new(output);
@@ -249,8 +249,8 @@ pub(crate) async fn handle_parsed<'o, X, B, T: AsyncMethods<X>>(
         Err(e) => base
             .fail(&mut w, 0, Id::NULL, parse_failure(e.kind))
             .map(drop),
-        Ok(Envelope::Single(call)) => answer(table, base, ctx, call, &mut w).await,
-        Ok(Envelope::Batch(batch)) => batch_of(table, base, ctx, batch, &mut w).await,
+        Ok(Envelope::Single(call)) => answer(table, base, ctx, *call, &mut w).await,
+        Ok(Envelope::Batch(batch)) => batch_of(table, base, ctx, batch.clone(), &mut w).await,
     };
     match done {
         Ok(()) => Ok(w.into_written()),

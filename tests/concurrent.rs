@@ -1148,6 +1148,78 @@ fn pipelined_replies_share_a_flush_made_once_nothing_more_is_ready() {
     assert_eq!(allocations, 0);
 }
 
+/// A writer that lets through `writes` more writes, then waits (a peer that stopped
+/// reading), over a sink.
+struct Gate {
+    writes: Cell<usize>,
+    sink: Sink,
+}
+
+impl Write for &Gate {
+    type Error = ();
+    async fn write_all(&mut self, bytes: &[u8]) -> Result<(), ()> {
+        poll_fn(|_| match self.writes.get() {
+            0 => Poll::Pending,
+            n => {
+                self.writes.set(n - 1);
+                Poll::Ready(())
+            }
+        })
+        .await;
+        (&self.sink).write_all(bytes).await
+    }
+    async fn flush(&mut self) -> Result<(), ()> {
+        (&self.sink).flush().await
+    }
+}
+
+#[test]
+fn reading_goes_on_while_a_write_waits_for_the_peer() {
+    let app = App::new();
+    let input = Pipe::new();
+    let gate = Gate {
+        writes: Cell::new(2),
+        sink: Sink::new(),
+    };
+    let slots = Slots::<2, 512, 512>::new();
+    let outbox = SharedOutbox::<1024>::new();
+    let mut framer = LineAccumulator::<512>::new();
+    let mut chunk = [0u8; 256];
+    let exec = Executor::new();
+    let ((), allocations) = counting(|| {
+        let (mut r, mut w) = (&input, &gate);
+        let mut serve = pin!(PLAIN.serve(
+            &app,
+            &mut framer,
+            &slots,
+            &outbox,
+            &mut chunk,
+            &mut r,
+            &mut w
+        ));
+        // The first reply is written (two writes: it, its newline), not flushed; the
+        // second one's write waits.
+        input.send(br#"{"jsonrpc":"2.0","method":"ping","id":1}"#);
+        input.send(br#"{"jsonrpc":"2.0","method":"ping","id":2}"#);
+        assert!(exec.stall(serve.as_mut()).is_none());
+        // Reading goes on meanwhile: a call sent now is read and started.
+        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":3}"#);
+        assert!(exec.stall(serve.as_mut()).is_none());
+        assert_eq!(input.unread(), 0);
+        assert_eq!(app.started.get(), 1);
+        // The peer reads again: everything goes out.
+        gate.writes.set(usize::MAX);
+        app.release(1);
+        input.closed.set(true);
+        assert_eq!(exec.stall(serve.as_mut()), Some(Ok(())));
+        assert_eq!(gate.sink.lines(), 3);
+        assert!(gate
+            .sink
+            .has(br#"{"jsonrpc":"2.0","result":"done","id":3}"#));
+    });
+    assert_eq!(allocations, 0);
+}
+
 /// Cancels a running `long` call with `cancellation` (a free worker reads it at
 /// `N` = 2, the reader at `N` = 1, its slot busy): the call is dropped, unanswered.
 macro_rules! cancelled_by {

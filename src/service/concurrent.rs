@@ -89,7 +89,7 @@ use crate::client::{self, same_id, RequestId};
 use crate::dispatch::{MethodTable, Server};
 use crate::dispatch_async::{self, AsyncMethods};
 use crate::envelope::{self, parse_response, Call as Message, Envelope, Outcome, ResponseMessage};
-use crate::frame::{framed, oversized_frame_reply, Event, Framer};
+use crate::frame::{framed, oversized_frame_reply, Encoding, Event, Framer};
 use crate::id::Id;
 use crate::limits::Limits;
 use crate::outbox::{queue_message, AsQueue, Queue};
@@ -286,6 +286,7 @@ impl<T> ConcurrentServer<T> {
             read_all: Cell::new(false),
             failed: Cell::new(false),
             unflushed: Cell::new(false),
+            moved: Cell::new(false),
             next_peer_id: Cell::new(1),
             limits: self.base.limits(),
         };
@@ -313,7 +314,26 @@ impl<T> ConcurrentServer<T> {
             },
         );
         let failed = hub.until(|| hub.failed.get().then_some(()));
-        let _ = select(parts, failed).await;
+        let mut parts = pin!(select(parts, failed));
+        // A part that changed what another can act on polls them all again at once, not
+        // after a trip through the executor: what a poll can finish (a reply waiting for
+        // the outbox to be sent, say) is finished before the loop returns, so a future
+        // selected with the loop (an `exit`) never cuts it short. Bounded: past that,
+        // the executor is asked to poll again.
+        poll_fn(|cx| {
+            for _ in 0..REPOLLS {
+                hub.moved.set(false);
+                if parts.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(());
+                }
+                if !hub.moved.get() {
+                    return Poll::Pending;
+                }
+            }
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        })
+        .await;
         if let Some(e) = io.read_error.take() {
             return Err(ServeError::Read(e));
         }
@@ -363,9 +383,11 @@ impl<T> ConcurrentServer<T> {
             let step = match next.await {
                 Reading::End => break,
                 Reading::Read => {
-                    // The peer may wait for these replies before it sends more.
-                    if hub.unflushed.get() {
-                        let mut writer = hub.until(|| io.writer.try_borrow_mut().ok()).await;
+                    // The peer may wait for these replies before it sends more. While
+                    // a write is under way the reader reads on (that write waits for
+                    // the peer, and the writer flushes once it is done).
+                    let writer = hub.unflushed.get().then(|| io.writer.try_borrow_mut().ok());
+                    if let Some(Some(mut writer)) = writer {
                         if let Err(e) = writer.flush().await {
                             return io.fail(hub, ServeError::Write(e));
                         }
@@ -422,6 +444,7 @@ impl<T> ConcurrentServer<T> {
     }
 
     /// What `frame` is to the loop, read from its envelope `parsed`.
+    #[inline(always)]
     fn kind<'a>(
         &self,
         frame: &'a [u8],
@@ -534,6 +557,9 @@ impl<T> ConcurrentServer<T> {
     /// Worker `i`: runs the message the reader put in slot `i`, or, while its slot is
     /// free and nothing waits, takes the next frame from the framer itself; then
     /// writes the reply, and goes on with the next message in the same poll.
+    // The slot's buffers stay borrowed while its handlers run, and the transport while
+    // the reply is written (see below and `write`).
+    #[allow(clippy::await_holding_refcell_ref)]
     async fn work<S, F, R, W, const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
@@ -554,7 +580,7 @@ impl<T> ConcurrentServer<T> {
         };
         let limit = slots.frame_len();
         loop {
-            let job = hub.until(|| {
+            let next = || {
                 settle(hub, slots);
                 match control.state.get() {
                     State::Ready(len) => return Some(Job::Run(len, false)),
@@ -567,93 +593,104 @@ impl<T> ConcurrentServer<T> {
                     }
                 }
                 hub.read_all.get().then_some(Job::Stop)
-            });
-            let len = match job.await {
+            };
+            // Asked once before waiting: the next message is most often there.
+            let job = match next() {
+                Some(job) => job,
+                None => hub.until(next).await,
+            };
+            let len = match job {
                 Job::Stop => return,
                 Job::Answered(len) => len,
-                Job::Run(len, fresh) => {
+                // Runs the `len` bytes in the frame buffer as `AsyncServer::handle`
+                // would, the reply into the reply buffer; a cancellation drops the
+                // handlers at their next poll. A `fresh` frame (taken from the framer)
+                // may be a cancellation or a response, which take no slot. The buffers
+                // stay borrowed while the handlers run: the borrow is the worker's hold
+                // on its slot (the reader and the writer only try to borrow them, and
+                // only in states where the worker does not).
+                Job::Run(len, fresh) => 'run: {
                     control.state.set(State::Running);
-                    self.run(hub, state, slots, i, len, fresh).await
+                    let (Some(frame), Some(mut reply)) = (frame.read(), reply.write()) else {
+                        break 'run 0;
+                    };
+                    let input = frame.get(..len).unwrap_or(&[]);
+                    let parsed = envelope::parse(input, hub.limits);
+                    if fresh {
+                        match self.kind(input, &parsed, hub.limits) {
+                            Kind::Cancel(id) => {
+                                let out = &mut reply[..];
+                                break 'run id.map_or(0, |id| self.cancel(hub, slots, id, out));
+                            }
+                            Kind::Response(id) => {
+                                route_response(hub, slots, input, id);
+                                break 'run 0;
+                            }
+                            Kind::Message(id) => control.id.set(id),
+                        }
+                    }
+                    let done = {
+                        let mut call = Call {
+                            state,
+                            hub,
+                            slot: i,
+                        };
+                        let mut handling = pin!(dispatch_async::handle_parsed(
+                            &self.table,
+                            &self.base,
+                            &mut call,
+                            &parsed,
+                            &mut reply[..],
+                        ));
+                        poll_fn(|cx| {
+                            if control.cancelled.get() {
+                                return Poll::Ready(None);
+                            }
+                            handling.as_mut().poll(cx).map(Some)
+                        })
+                        .await
+                        .map(|r| r.map_or(0, <[u8]>::len))
+                    };
+                    match done {
+                        Some(len) => len,
+                        None => match id_at(input, control.id.get()) {
+                            Some(id) => self.cancelled_reply(id, &mut reply[..]),
+                            None => 0,
+                        },
+                    }
                 }
             };
             if len > 0 {
                 control.state.set(State::Running);
-                if let Err(e) = send_reply(hub, io, reply, len).await {
+                // This call's notifications go first (the outbox is empty), then the
+                // reply, once the transport is free.
+                let free = || {
+                    let writer = io.writer.try_borrow_mut().ok()?;
+                    hub.outbox.is_empty().then_some(writer)
+                };
+                let mut writer = match free() {
+                    Some(writer) => writer,
+                    None => hub.until(free).await,
+                };
+                let sent = match reply.read() {
+                    Some(reply) => {
+                        let body = reply.get(..len).unwrap_or(&[]);
+                        send(hub, &io.framer, &mut **writer, body).await
+                    }
+                    None => Ok(()),
+                };
+                drop(writer);
+                if let Err(e) = sent {
                     return io.fail(hub, ServeError::Write(e));
                 }
+                hub.unflushed.set(true);
+                // The write may have waited: the parts that tried the transport
+                // meanwhile (and the writer, to flush) wait for a wake.
+                hub.wake();
             }
             control.reset();
             // A slot is free: what waits for one takes it now.
             settle(hub, slots);
-        }
-    }
-
-    /// Runs the `len` bytes in slot `slot`'s frame buffer as `AsyncServer::handle`
-    /// would, the reply into its reply buffer; a cancellation drops the handlers at
-    /// their next poll. A `fresh` frame (the worker took it from the framer) may be
-    /// a cancellation or a response, which take no slot. The reply's length (0: none).
-    // The slot's buffers stay borrowed while its handlers run: the borrow is the
-    // worker's hold on its slot (the reader and the writer only try to borrow them,
-    // and only in states where the worker does not).
-    #[allow(clippy::await_holding_refcell_ref)]
-    async fn run<S, const N: usize, M: Memory<N> + ?Sized>(
-        &self,
-        hub: &Hub<'_>,
-        state: &S,
-        slots: &M,
-        slot: usize,
-        len: usize,
-        fresh: bool,
-    ) -> usize
-    where
-        T: for<'c> AsyncMethods<Call<'c, S>>,
-    {
-        let (Some(control), Some(frame), Some(reply)) =
-            (hub.control.get(slot), slots.frame(slot), slots.reply(slot))
-        else {
-            return 0;
-        };
-        let (Some(frame), Some(mut reply)) = (frame.read(), reply.write()) else {
-            return 0;
-        };
-        let input = frame.get(..len).unwrap_or(&[]);
-        let parsed = envelope::parse(input, hub.limits);
-        if fresh {
-            match self.kind(input, &parsed, hub.limits) {
-                Kind::Cancel(id) => {
-                    return id.map_or(0, |id| self.cancel(hub, slots, id, &mut reply[..]));
-                }
-                Kind::Response(id) => {
-                    route_response(hub, slots, input, id);
-                    return 0;
-                }
-                Kind::Message(id) => control.id.set(id),
-            }
-        }
-        let done = {
-            let mut call = Call { state, hub, slot };
-            let mut handling = pin!(dispatch_async::handle_parsed(
-                &self.table,
-                &self.base,
-                &mut call,
-                parsed,
-                &mut reply[..],
-            ));
-            poll_fn(|cx| {
-                if control.cancelled.get() {
-                    return Poll::Ready(None);
-                }
-                handling.as_mut().poll(cx).map(Some)
-            })
-            .await
-            .map(|r| r.map_or(0, <[u8]>::len))
-        };
-        match done {
-            Some(len) => len,
-            None => match id_at(input, control.id.get()) {
-                Some(id) => self.cancelled_reply(id, &mut reply[..]),
-                None => 0,
-            },
         }
     }
 
@@ -699,6 +736,7 @@ impl<T> ConcurrentServer<T> {
                     drop(queued);
                     hub.unflushed.set(true);
                     hub.outbox.clear();
+                    hub.wake();
                 }
             }
         }
@@ -764,45 +802,6 @@ where
     }
 }
 
-/// Writes a worker's reply once this call's notifications are out (the outbox is
-/// empty) and the transport is free.
-// The transport stays borrowed while the reply is written (see `write`).
-#[allow(clippy::await_holding_refcell_ref)]
-async fn send_reply<F, R, W>(
-    hub: &Hub<'_>,
-    io: &Io<'_, F, R, W>,
-    reply: &impl Buffer,
-    len: usize,
-) -> Result<(), W::Error>
-where
-    F: Framer + ?Sized,
-    R: Read + ?Sized,
-    W: Write + ?Sized,
-{
-    let mut writer = hub
-        .until(|| {
-            let writer = io.writer.try_borrow_mut().ok()?;
-            hub.outbox.is_empty().then_some(writer)
-        })
-        .await;
-    let Some(reply) = reply.read() else {
-        return Ok(());
-    };
-    send(
-        hub,
-        &io.framer,
-        &mut **writer,
-        reply.get(..len).unwrap_or(&[]),
-    )
-    .await?;
-    hub.unflushed.set(true);
-    // The write may have waited: the parts that tried the transport meanwhile (and the
-    // writer, to flush) wait for a wake.
-    drop(writer);
-    hub.wake();
-    Ok(())
-}
-
 /// `write`, with the signature a queued message's writer has (closures do not infer
 /// it alone).
 fn message_writer<W: FnMut(&mut [u8]) -> Result<&[u8], WriteError>>(write: W) -> W {
@@ -816,9 +815,37 @@ async fn send<F: Framer + ?Sized, W: Write + ?Sized>(
     io: &mut W,
     message: &[u8],
 ) -> Result<(), W::Error> {
+    // The framer is borrowed mutably only while a frame is cut, never across an
+    // await: it is free here (the wait is for safety, not for a turn).
+    let mut header = [0u8; 40];
     let framed = {
-        let framer = hub.until(|| framer.try_borrow().ok()).await;
-        framed(&**framer, message, message.len())
+        let framer = match framer.try_borrow() {
+            Ok(framer) => framer,
+            Err(_) => hub.until(|| framer.try_borrow().ok()).await,
+        };
+        match framer.reply_encoding() {
+            Encoding::Verbatim => {
+                let header_len = framer.reply_header(message.len(), &mut header).len();
+                Ok((header_len, framer.reply_trailer()))
+            }
+            Encoding::Cobs(_) => Err(framed(&**framer, message, message.len())),
+        }
+    };
+    // Most framings send a message as it is: its header, it, its trailer, written
+    // without the framed reply's piece iterator (which is for COBS).
+    let framed = match framed {
+        Ok((header_len, trailer)) => {
+            if header_len > 0 {
+                io.write_all(header.get(..header_len).unwrap_or(&[]))
+                    .await?;
+            }
+            io.write_all(message).await?;
+            if !trailer.is_empty() {
+                io.write_all(trailer).await?;
+            }
+            return Ok(());
+        }
+        Err(framed) => framed,
     };
     for piece in framed.pieces() {
         if !piece.is_empty() {
@@ -832,6 +859,9 @@ async fn send<F: Framer + ?Sized, W: Write + ?Sized>(
 /// request's error with an id of up to [`MAX_PENDING_ID`](crate::client::MAX_PENDING_ID)
 /// bytes).
 const OWN_REPLY: usize = 256;
+
+/// How many times one poll of the loop polls its parts while they make progress.
+const REPOLLS: usize = 64;
 
 /// What the reader does next.
 enum Reading {
@@ -1078,14 +1108,17 @@ struct Hub<'h> {
     failed: Cell<bool>,
     /// Something was written and not flushed yet.
     unflushed: Cell<bool>,
+    /// A part changed what another can act on during this poll.
+    moved: Cell<bool>,
     next_peer_id: Cell<u64>,
     limits: &'h Limits,
 }
 
 impl Hub<'_> {
-    /// Wakes the task that polls the loop (a part's state changed).
+    /// A part's state changed: the loop's parts are polled again before the loop
+    /// returns (see `serve`).
     fn wake(&self) {
-        self.outbox.wake();
+        self.moved.set(true);
     }
 
     /// Waits until `ready` gives a value, asking again each time the task is polled.
