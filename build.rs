@@ -11,9 +11,9 @@
 //! alone, so a build with it reuses the dependencies already built without it, where
 //! RUSTFLAGS rebuilds them all. Asking for both is an error. The code says
 //! `cfg(jsonrpc_slice_fast)` (and `scan::FAST_PATHS`), never the condition itself. See
-//! "The compact build" in `docs/DESIGN.md`. Within the fast build, `jsonrpc_slice_wide`
-//! marks x86_64 with the `std` feature, where `simd::widest` picks the walk's AVX2 copy
-//! at run time.
+//! "The compact build" in `docs/DESIGN.md`. Within the fast build, on x86_64 with the
+//! `std` feature, `simd::widest` picks the walk's AVX2 copy at run time
+//! (`src/simd/build_fast.rs`).
 
 use std::env;
 
@@ -27,7 +27,6 @@ fn asked(name: &str) -> bool {
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(jsonrpc_slice_fast)");
     println!("cargo::rustc-check-cfg=cfg(jsonrpc_slice_compact)");
-    println!("cargo::rustc-check-cfg=cfg(jsonrpc_slice_wide)");
     for name in ["COMPACT", "FAST"] {
         println!("cargo::rerun-if-env-changed=CARGO_CFG_JSONRPC_SLICE_{name}");
         println!("cargo::rerun-if-env-changed=JSONRPC_SLICE_{name}");
@@ -53,12 +52,5 @@ fn main() {
     println!("cargo::rustc-env=JSONRPC_SLICE_ASKED={asked_for}");
     if fast || (sixty_four && !compact) {
         println!("cargo::rustc-cfg=jsonrpc_slice_fast");
-        // With `std` on x86_64, the walk has a second copy for AVX2, chosen at run time.
-        let x86_64 = env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "x86_64");
-        let sse2 =
-            env::var("CARGO_CFG_TARGET_FEATURE").is_ok_and(|f| f.split(',').any(|f| f == "sse2"));
-        if x86_64 && sse2 && env::var_os("CARGO_FEATURE_STD").is_some() {
-            println!("cargo::rustc-cfg=jsonrpc_slice_wide");
-        }
     }
 }

@@ -351,13 +351,7 @@ fn main() {
     let slice_addr = slice_rt.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move {
-            loop {
-                if let Ok((stream, _)) = listener.accept().await {
-                    tokio::spawn(node::connection(stream));
-                }
-            }
-        });
+        tokio::spawn(node::http().serve(listener));
         addr
     });
     let rpsee_rt = server_runtime();

@@ -11,60 +11,120 @@
 //! - `textDocument/didOpen`, `didChange`: `textDocument/publishDiagnostics` with one
 //!   warning per `TODO` in the text; `didClose`: an empty list.
 //! - `textDocument/hover`: the word at the position (letters, digits, `_`), or `null`.
+//! - `jsonrpc-slice/wait`: answered `null` once a `jsonrpc-slice/release`
+//!   notification comes (a long request, for clients and tests to cancel or to serve
+//!   others beside).
 //! - `shutdown`, then `exit`: the process exits 0 (1 without `shutdown`, or when the
 //!   input ends without `exit`). Requests before `initialize` get `-32002`, after
 //!   `shutdown` `-32600`; unknown requests `-32601`; other notifications are ignored.
 //!
-//! Memory: the framer (frames up to 8 MiB) and the outbox live in `static`s, the read
-//! and reply buffers are allocated once at start-up. The open documents are this
-//! server's own storage: `didOpen` allocates the uri, the text and its line starts,
-//! `didChange` reuses the text's and the line starts' buffers (they reallocate only
-//! when the text outgrows them), `didClose` frees them. Nothing else allocates per
-//! message (`tests/lsp_server.rs` counts).
+//! Up to 4 requests are in flight at once (the concurrent service, on tokio's
+//! current-thread runtime): a hover is answered while a `jsonrpc-slice/wait` is
+//! pending, and `$/cancelRequest` cancels a request (`-32800`, `Cancellation::LSP`).
+//! Every handler makes its changes to the state before its first await, and the
+//! handlers start in the order their messages were read, so the documents change in
+//! the order the client sent the changes.
+//!
+//! Memory: the framer (frames up to 8 MiB) lives in a `static`; the slots (four of
+//! 8 MiB frames and replies) and the outbox are lent their memory once at start-up
+//! (`LentSlots`, `LentOutbox`: 8 MiB buffers cannot be built as one value). The open
+//! documents are this server's own storage: `didOpen` allocates the uri, the text and
+//! its line starts, `didChange` reuses the text's and the line starts' buffers (they
+//! reallocate only when the text outgrows them), `didClose` frees them. Nothing else
+//! allocates per message (`tests/lsp_server.rs` counts).
 //!
 //! Time: the documents are indexed by uri and keep where each of their lines starts,
 //! so a hover costs the length of its line, not of its document or of the number of
 //! documents open.
 
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::io::{self, Read, Write};
+use std::future::poll_fn;
+use std::io;
 use std::process::ExitCode;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, PoisonError};
+use std::task::{Poll, Waker};
 
+use embassy_futures::select::{select, Either};
 use jsonrpc_slice::error::code;
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
-use jsonrpc_slice::outbox::Outbox;
-use jsonrpc_slice::service::Service;
+use jsonrpc_slice::outbox::LentOutbox;
+use jsonrpc_slice::service::concurrent::{
+    Call, Cancellation, ConcurrentServer, LentSlots, Read, Write,
+};
+use jsonrpc_slice::service::ServeError;
 use jsonrpc_slice::{
-    method_table, std_io, Params, RawJson, RawStr, ResultWriter, RpcError, Server,
+    async_method_table, AsyncMethods, Params, RawJson, RawStr, ResultWriter, RpcError,
 };
 
 /// The largest frame (a `didOpen` of an 8 MiB file), and the largest reply (a hover
 /// on a word as long as that file).
 const MAX_FRAME: usize = 8 << 20;
 const MAX_REPLY: usize = MAX_FRAME + 1024;
-/// Room for the notifications one message queues: about 20 000 diagnostics. A
+/// Requests in flight at once.
+const SLOTS: usize = 4;
+/// Room for the notifications queued and not sent yet: about 20 000 diagnostics. A
 /// document with more TODOs gets the first ones that fit.
 const OUTBOX: usize = 4 << 20;
 const NAME: &str = "jsonrpc-slice-lsp";
 
-/// In `static`s, so that 8 MiB never pass through the stack.
+/// In a `static`, so that 8 MiB never pass through the stack.
 static FRAMER: Mutex<ContentLengthAccumulator<MAX_FRAME>> =
     Mutex::new(ContentLengthAccumulator::new());
-static OUTBOX_BUF: Mutex<Outbox<OUTBOX>> = Mutex::new(Outbox::new());
 
-static SERVER: Server<Lsp> = Server::new(method_table! {
-    "initialize" => initialize,
-    "shutdown" => shutdown,
-    "exit" => exit,
-    "textDocument/didOpen" => did_open,
-    "textDocument/didChange" => did_change,
-    "textDocument/didClose" => did_close,
-    "textDocument/hover" => hover,
-})
-.with_fallback(other);
+async_method_table! {
+    Known<'c, Call<'c, Lsp>> {
+        "initialize" => initialize,
+        "shutdown" => shutdown,
+        "exit" => exit,
+        "textDocument/didOpen" => did_open,
+        "textDocument/didChange" => did_change,
+        "textDocument/didClose" => did_close,
+        "textDocument/hover" => hover,
+        "jsonrpc-slice/wait" => wait,
+        "jsonrpc-slice/release" => release,
+    }
+}
 
-struct Lsp {
+/// The known methods, and [`other`] for every other name.
+struct Methods;
+
+/// The row of [`other`]: past the known ones.
+const OTHER: usize = usize::MAX;
+
+impl<'c> AsyncMethods<Call<'c, Lsp>> for Methods {
+    fn find(&self, method: RawStr<'_>) -> Option<usize> {
+        Some(Known.find(method).unwrap_or(OTHER))
+    }
+
+    async fn run<'p>(
+        &self,
+        index: usize,
+        call: &mut Call<'c, Lsp>,
+        params: Params<'p>,
+        out: &mut ResultWriter<'_>,
+    ) -> Reply<'p> {
+        match index {
+            OTHER => other(call),
+            _ => Known.run(index, call, params, out).await,
+        }
+    }
+}
+
+static SERVER: ConcurrentServer<Methods> =
+    ConcurrentServer::new(Methods).with_cancellation(Cancellation::LSP);
+
+/// The state shared by the calls in flight (all in one task: `Cell`s and a `RefCell`
+/// borrowed only between awaits).
+pub(crate) struct Lsp {
+    state: RefCell<State>,
+    /// Raised by each `jsonrpc-slice/release`.
+    released: Signal,
+    /// Raised by `exit`.
+    exited: Signal,
+}
+
+struct State {
     initialized: bool,
     shut_down: bool,
     /// Positions count UTF-8 bytes, not UTF-16 code units.
@@ -77,10 +137,9 @@ struct Lsp {
     /// as the longest uri opened (a uri never decodes longer than it is sent), so a
     /// longer one is no open document's.
     key: Vec<u8>,
-    outbox: MutexGuard<'static, Outbox<OUTBOX>>,
 }
 
-impl Lsp {
+impl State {
     /// `Ok` when requests are served: after `initialize`, before `shutdown`. (The
     /// error of a notification is never sent: a notification then is ignored.)
     fn ready<'p>(&self) -> Result<(), RpcError<'p>> {
@@ -92,6 +151,36 @@ impl Lsp {
             (false, _) => Err(RpcError::new(-32002, "Server not initialized")),
             _ => Ok(()),
         }
+    }
+}
+
+/// Something that happened, counted, for calls of this one task to await.
+#[derive(Default)]
+struct Signal {
+    count: Cell<u64>,
+    /// The waker of the task that awaits: every call in flight and the loop run in the
+    /// one task, so the last waker kept wakes them all.
+    waker: Cell<Option<Waker>>,
+}
+
+impl Signal {
+    fn raise(&self) {
+        self.count.set(self.count.get().wrapping_add(1));
+        if let Some(waker) = self.waker.take() {
+            waker.wake();
+        }
+    }
+
+    /// Resolves once the signal is raised after `count` was `seen`.
+    async fn after(&self, seen: u64) {
+        poll_fn(|cx| {
+            if self.count.get() != seen {
+                return Poll::Ready(());
+            }
+            self.waker.set(Some(cx.waker().clone()));
+            Poll::Pending
+        })
+        .await;
     }
 }
 
@@ -118,8 +207,15 @@ fn decoded<'k>(key: &'k mut [u8], uri: RawStr<'k>) -> Option<&'k str> {
 }
 
 type Reply<'p> = Result<(), RpcError<'p>>;
+/// A handler's context: the state, the call's cancellation, the outbox.
+type Ctx<'c> = Call<'c, Lsp>;
 
-fn initialize<'p>(lsp: &mut Lsp, p: Params<'p>, out: &mut ResultWriter<'_>) -> Reply<'p> {
+async fn initialize<'p>(
+    call: &mut Ctx<'_>,
+    p: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Reply<'p> {
+    let mut lsp = call.state().state.borrow_mut();
     lsp.initialized = true;
     lsp.ready()?;
     let encodings = p
@@ -148,21 +244,40 @@ fn initialize<'p>(lsp: &mut Lsp, p: Params<'p>, out: &mut ResultWriter<'_>) -> R
 }
 
 /// The result is `null` (nothing written).
-fn shutdown<'p>(lsp: &mut Lsp, _: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
+async fn shutdown<'p>(call: &mut Ctx<'_>, _: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
+    let mut lsp = call.state().state.borrow_mut();
     lsp.ready()?;
     lsp.shut_down = true;
     Ok(())
 }
 
-fn exit<'p>(lsp: &mut Lsp, _: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
-    lsp.exit = Some(if lsp.shut_down { 0 } else { 1 });
+async fn exit<'p>(call: &mut Ctx<'_>, _: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
+    let lsp = call.state();
+    let mut state = lsp.state.borrow_mut();
+    state.exit = Some(if state.shut_down { 0 } else { 1 });
+    lsp.exited.raise();
     Ok(())
 }
 
 /// Any other method: `-32601` (after `initialize` and before `shutdown`).
-fn other<'p>(lsp: &mut Lsp, _: RawStr<'p>, _: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
-    lsp.ready()?;
+fn other<'p>(call: &Ctx<'_>) -> Reply<'p> {
+    call.state().state.borrow().ready()?;
     Err(RpcError::method_not_found())
+}
+
+/// `null` once a `jsonrpc-slice/release` comes; `-32800` if cancelled first (the
+/// loop drops this future and answers for it).
+async fn wait<'p>(call: &mut Ctx<'_>, _: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
+    let lsp = call.state();
+    lsp.state.borrow().ready()?;
+    lsp.released.after(lsp.released.count.get()).await;
+    Ok(())
+}
+
+/// Lets every `jsonrpc-slice/wait` in flight answer.
+async fn release<'p>(call: &mut Ctx<'_>, _: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
+    call.state().released.raise();
+    Ok(())
 }
 
 /// The string member `key` of `v`.
@@ -171,49 +286,64 @@ fn string<'p>(v: Option<RawJson<'p>>, key: &str) -> Result<RawStr<'p>, RpcError<
         .ok_or(RpcError::invalid_params())
 }
 
-fn did_open<'p>(lsp: &mut Lsp, p: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
-    lsp.ready()?;
+async fn did_open<'p>(call: &mut Ctx<'_>, p: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
     let (uri, text) = (
         string(p.get("textDocument"), "uri")?,
         string(p.get("textDocument"), "text")?,
     );
-    // Room to decode any uri as long as this one (and at least 256 bytes: most uris
-    // fit, so the buffer is allocated once).
-    let len = uri.as_raw().len();
-    if lsp.key.len() < len {
-        lsp.key.resize(len.max(256), 0);
+    {
+        let mut state = call.state().state.borrow_mut();
+        let lsp = &mut *state;
+        lsp.ready()?;
+        // Room to decode any uri as long as this one (and at least 256 bytes: most
+        // uris fit, so the buffer is allocated once).
+        let len = uri.as_raw().len();
+        if lsp.key.len() < len {
+            lsp.key.resize(len.max(256), 0);
+        }
+        let Some(key) = decoded(&mut lsp.key, uri) else {
+            return Ok(()); // Not UTF-8 once decoded: no document can be found under it.
+        };
+        if !lsp.docs.contains_key(key) {
+            lsp.docs.insert(key.into(), Doc::default());
+        }
+        update(lsp, uri, text)?;
     }
-    let Some(key) = decoded(&mut lsp.key, uri) else {
-        return Ok(()); // Not UTF-8 once decoded: no document can be found under it.
-    };
-    if !lsp.docs.contains_key(key) {
-        lsp.docs.insert(key.into(), Doc::default());
-    }
-    update(lsp, uri, text)
-}
-
-fn did_change<'p>(lsp: &mut Lsp, p: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
-    lsp.ready()?;
-    let uri = string(p.get("textDocument"), "uri")?;
-    // Full sync: each change is the whole text; the last one wins.
-    let last = p.get("contentChanges").and_then(|c| c.elements().last());
-    update(lsp, uri, string(last, "text")?)
-}
-
-fn did_close<'p>(lsp: &mut Lsp, p: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
-    lsp.ready()?;
-    let uri = string(p.get("textDocument"), "uri")?;
-    if let Some(key) = decoded(&mut lsp.key, uri) {
-        lsp.docs.remove(key);
-    }
-    publish(&mut lsp.outbox, uri, "", lsp.utf8);
+    publish(call, uri).await;
     Ok(())
 }
 
-/// Decodes `text` into the open document `uri`'s buffer, and publishes its TODOs.
-fn update<'p>(lsp: &mut Lsp, uri: RawStr<'p>, text: RawStr<'p>) -> Reply<'p> {
+async fn did_change<'p>(call: &mut Ctx<'_>, p: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
+    call.state().state.borrow().ready()?;
+    let uri = string(p.get("textDocument"), "uri")?;
+    // Full sync: each change is the whole text; the last one wins.
+    let last = p.get("contentChanges").and_then(|c| c.elements().last());
+    let text = string(last, "text")?;
+    let open = update(&mut call.state().state.borrow_mut(), uri, text)?;
+    if open {
+        publish(call, uri).await;
+    }
+    Ok(())
+}
+
+async fn did_close<'p>(call: &mut Ctx<'_>, p: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
+    let uri = string(p.get("textDocument"), "uri")?;
+    {
+        let mut state = call.state().state.borrow_mut();
+        let lsp = &mut *state;
+        lsp.ready()?;
+        if let Some(key) = decoded(&mut lsp.key, uri) {
+            lsp.docs.remove(key);
+        }
+    }
+    publish(call, uri).await;
+    Ok(())
+}
+
+/// Decodes `text` into the open document `uri`'s buffer; `false` if it is not open.
+fn update<'p>(lsp: &mut State, uri: RawStr<'p>, text: RawStr<'p>) -> Result<bool, RpcError<'p>> {
     let Some(doc) = decoded(&mut lsp.key, uri).and_then(|key| lsp.docs.get_mut(key)) else {
-        return Ok(()); // Not open: ignored.
+        return Ok(false); // Not open: ignored.
     };
     let mut buf = std::mem::take(&mut doc.text).into_bytes();
     // Decoded, a JSON string is never longer than as sent.
@@ -225,40 +355,50 @@ fn update<'p>(lsp: &mut Lsp, uri: RawStr<'p>, text: RawStr<'p>) -> Reply<'p> {
     buf.truncate(len);
     doc.text = String::from_utf8(buf).map_err(|_| RpcError::invalid_params())?;
     line_starts(&doc.text, &mut doc.lines);
-    publish(&mut lsp.outbox, uri, &doc.text, lsp.utf8);
-    Ok(())
+    Ok(true)
 }
 
-/// Queues `publishDiagnostics` for `uri`: a warning per TODO in `text` (as many as the
-/// outbox holds).
-fn publish(outbox: &mut Outbox<OUTBOX>, uri: RawStr<'_>, text: &str, utf8: bool) {
+/// Queues `publishDiagnostics` for `uri`: a warning per TODO in its text as it is when
+/// the message is written (none once it is closed), as many as the outbox holds;
+/// waits while the outbox is full.
+async fn publish(call: &Ctx<'_>, uri: RawStr<'_>) {
+    let lsp = call.state();
     let mut limit = usize::MAX;
     loop {
         let mut written = 0;
-        let queued = outbox.notify("textDocument/publishDiagnostics", |p| {
-            p.begin_object()?;
-            p.key("uri")?;
-            p.display(uri)?;
-            p.key("diagnostics")?;
-            p.begin_array()?;
-            for (line, col) in todos(text, utf8).take(limit) {
+        let queued = call
+            .notify("textDocument/publishDiagnostics", |p| {
+                written = 0;
+                let mut state = lsp.state.borrow_mut();
+                let State {
+                    docs, key, utf8, ..
+                } = &mut *state;
+                let doc = decoded(key, uri).and_then(|key| docs.get(key));
+                let text = doc.map_or("", |doc| doc.text.as_str());
                 p.begin_object()?;
-                p.key("range")?;
-                range(p, line, col, col + 4)?;
-                p.key("severity")?;
-                p.i64(2)?;
-                p.key("source")?;
-                p.str(NAME)?;
-                p.key("message")?;
-                p.display(format_args!("TODO on line {}", line + 1))?;
+                p.key("uri")?;
+                p.display(uri)?;
+                p.key("diagnostics")?;
+                p.begin_array()?;
+                for (line, col) in todos(text, *utf8).take(limit) {
+                    p.begin_object()?;
+                    p.key("range")?;
+                    range(p, line, col, col + 4)?;
+                    p.key("severity")?;
+                    p.i64(2)?;
+                    p.key("source")?;
+                    p.str(NAME)?;
+                    p.key("message")?;
+                    p.display(format_args!("TODO on line {}", line + 1))?;
+                    p.end()?;
+                    written += 1;
+                }
                 p.end()?;
-                written += 1;
-            }
-            p.end()?;
-            p.end()
-        });
+                p.end()
+            })
+            .await;
         match queued {
-            // Too many: one less than what fitted, and say so.
+            // Too many even for an empty outbox: one less than what fitted, and say so.
             Err(_) if written > 0 => limit = written - 1,
             Err(e) => break eprintln!("{NAME}: no diagnostics for {uri}: {e}"),
             Ok(()) if limit < usize::MAX => {
@@ -354,7 +494,9 @@ fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-fn hover<'p>(lsp: &mut Lsp, p: Params<'p>, out: &mut ResultWriter<'_>) -> Reply<'p> {
+async fn hover<'p>(call: &mut Ctx<'_>, p: Params<'p>, out: &mut ResultWriter<'_>) -> Reply<'p> {
+    let mut state = call.state().state.borrow_mut();
+    let lsp = &mut *state;
     lsp.ready()?;
     let uri = string(p.get("textDocument"), "uri")?;
     let position = |key| {
@@ -405,32 +547,76 @@ fn hover<'p>(lsp: &mut Lsp, p: Params<'p>, out: &mut ResultWriter<'_>) -> Reply<
     Ok(out.end()?)
 }
 
-/// Serves `input` until `exit` (or its end); the exit code. (`pub(crate)`:
-/// `tests/lsp_server.rs` runs it in-process.)
-pub(crate) fn run(input: &mut impl Read, output: &mut impl Write) -> io::Result<u8> {
+/// Serves `reader` until `exit` (or the end of the input), answering on `writer`;
+/// the exit code. (`pub(crate)`: `tests/lsp_server.rs` runs it in-process.)
+// The framer's lock is held while serving: it is this run's hold on the one framer
+// (runs in parallel, as the tests are, take turns).
+#[allow(clippy::await_holding_lock)]
+pub(crate) async fn run<R: Read, W: Write>(
+    reader: &mut R,
+    writer: &mut W,
+) -> Result<u8, ServeError<R::Error, W::Error>> {
     let mut framer = FRAMER.lock().unwrap_or_else(PoisonError::into_inner);
     framer.clear();
-    let (mut chunk, mut reply) = (vec![0u8; 64 << 10], vec![0u8; MAX_REPLY]);
-    let mut lsp = Lsp {
-        initialized: false,
-        shut_down: false,
-        utf8: false,
-        exit: None,
-        docs: HashMap::new(),
-        key: Vec::new(),
-        outbox: OUTBOX_BUF.lock().unwrap_or_else(PoisonError::into_inner),
+    // Lent once: 8 MiB buffers cannot be built as one value (the pages are mapped as
+    // they are first written).
+    let mut memory = vec![0u8; LentSlots::<SLOTS>::bytes(MAX_FRAME, MAX_REPLY)];
+    let mut queue = vec![0u8; OUTBOX];
+    let mut chunk = vec![0u8; 64 << 10];
+    let Some(slots) = LentSlots::<SLOTS>::new(&mut memory, MAX_FRAME, MAX_REPLY) else {
+        return Ok(1); // Not reached: the memory is as long as the slots take.
     };
-    let mut service = Service::new(&SERVER, &mut *framer, &mut chunk, &mut reply)
-        .with_outbox(|lsp: &mut Lsp| &mut *lsp.outbox)
-        .until(|lsp| lsp.exit.is_some());
-    std_io::serve_split(&mut service, &mut lsp, input, output)?;
-    Ok(lsp.exit.unwrap_or(1))
+    let outbox = LentOutbox::new(&mut queue);
+    let lsp = Lsp {
+        state: RefCell::new(State {
+            initialized: false,
+            shut_down: false,
+            utf8: false,
+            exit: None,
+            docs: HashMap::new(),
+            key: Vec::new(),
+        }),
+        released: Signal::default(),
+        exited: Signal::default(),
+    };
+    let serve = SERVER.serve(
+        &lsp,
+        &mut *framer,
+        &slots,
+        &outbox,
+        &mut chunk,
+        reader,
+        writer,
+    );
+    // `exit` ends the loop; so does the end of the input.
+    if let Either::First(served) = select(serve, lsp.exited.after(0)).await {
+        served?;
+    }
+    let code = lsp.state.borrow().exit.unwrap_or(1);
+    Ok(code)
 }
 
 fn main() -> ExitCode {
-    match run(&mut io::stdin().lock(), &mut io::stdout().lock()) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    let Ok(runtime) = runtime else {
+        eprintln!("{NAME}: cannot start the runtime");
+        return ExitCode::FAILURE;
+    };
+    let mut stdin = jsonrpc_slice::tokio::Io(tokio::io::stdin());
+    // Each message is written in pieces (header, body): buffered, they leave in one
+    // write when the loop flushes.
+    let stdout = tokio::io::BufWriter::with_capacity(64 << 10, tokio::io::stdout());
+    let mut stdout = jsonrpc_slice::tokio::Io(stdout);
+    let served = runtime.block_on(run(&mut stdin, &mut stdout));
+    // The read of stdin in tokio's blocking pool cannot be cancelled: do not wait for it.
+    runtime.shutdown_background();
+    match served {
         Ok(code) => ExitCode::from(code),
-        Err(e) => {
+        // The client went away mid-write: nothing left to answer.
+        Err(ServeError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
+        Err(ServeError::Read(e) | ServeError::Write(e)) => {
             eprintln!("{NAME}: {e}");
             ExitCode::FAILURE
         }

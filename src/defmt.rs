@@ -100,6 +100,7 @@ impl Format for WriteError {
         match self {
             WriteError::BufferFull => write!(f, "BufferFull"),
             WriteError::Misuse => write!(f, "Misuse"),
+            WriteError::OutboxFull => write!(f, "OutboxFull"),
         }
     }
 }

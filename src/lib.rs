@@ -189,6 +189,12 @@ pub mod std_io;
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub mod tokio;
+
+#[cfg(feature = "hyper")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
+pub mod http;
+#[cfg(not(feature = "serde"))]
+mod without_serde;
 pub mod write;
 
 /// The README's Rust examples, compiled and run as doctests (they use `serde`, `std`,

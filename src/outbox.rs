@@ -28,10 +28,10 @@ use crate::write::{ResultWriter, WriteError};
 #[cfg(feature = "concurrent")]
 mod shared;
 #[cfg(feature = "concurrent")]
-#[cfg_attr(docsrs, doc(cfg(feature = "concurrent")))]
-pub use shared::SharedOutbox;
+pub(crate) use shared::{queue_message, AsQueue, Queue};
 #[cfg(feature = "concurrent")]
-pub(crate) use shared::{queue_message, Queue};
+#[cfg_attr(docsrs, doc(cfg(feature = "concurrent")))]
+pub use shared::{LentOutbox, SharedOutbox};
 
 /// Messages queued for the peer, whatever holds them: what the serve loop drains.
 pub trait Outgoing {
@@ -46,7 +46,7 @@ pub trait Outgoing {
 /// A fixed-capacity queue of outgoing notifications and requests, `N` bytes in all.
 ///
 /// Each message is written whole or not at all: one that does not fit is refused with
-/// [`WriteError::BufferFull`] and the queue keeps what it had, so a handler can
+/// [`WriteError::OutboxFull`] and the queue keeps what it had, so a handler can
 /// decide (drop a progress report, fail the call). Requests take their ids from the
 /// caller (an [`IdCounter`](crate::client::IdCounter)); match their responses with a
 /// [`Pending`](crate::client::Pending) table, fed by
@@ -140,16 +140,31 @@ impl<const N: usize> Outbox<N> {
         &mut self,
         write: impl FnOnce(&mut [u8]) -> Result<&[u8], WriteError>,
     ) -> Result<(), WriteError> {
-        let room = self.buf.get_mut(self.len..).unwrap_or(&mut []);
-        // Keep a byte for the `\n`.
-        let room_len = room.len().checked_sub(1).ok_or(WriteError::BufferFull)?;
-        let written = write(room.get_mut(..room_len).unwrap_or(&mut []))?.len();
-        if let Some(nl) = self.buf.get_mut(self.len + written) {
-            *nl = b'\n';
-        }
-        self.len += written + 1;
-        Ok(())
+        push(&mut self.buf, &mut self.len, write)
     }
+}
+
+/// Writes one message after the `len` bytes queued in `buf`, with its `\n`: all of
+/// it, or nothing (`len` unchanged).
+fn push(
+    buf: &mut [u8],
+    len: &mut usize,
+    write: impl FnOnce(&mut [u8]) -> Result<&[u8], WriteError>,
+) -> Result<(), WriteError> {
+    let room = buf.get_mut(*len..).unwrap_or(&mut []);
+    // Keep a byte for the `\n`.
+    let room_len = room.len().checked_sub(1).ok_or(WriteError::OutboxFull)?;
+    let written = write(room.get_mut(..room_len).unwrap_or(&mut []))
+        .map_err(|e| match e {
+            WriteError::BufferFull => WriteError::OutboxFull,
+            e => e,
+        })?
+        .len();
+    if let Some(nl) = buf.get_mut(*len + written) {
+        *nl = b'\n';
+    }
+    *len += written + 1;
+    Ok(())
 }
 
 impl<const N: usize> Outgoing for Outbox<N> {
@@ -188,7 +203,7 @@ mod tests {
             }
             p.end()
         });
-        assert_eq!(e, Err(WriteError::BufferFull));
+        assert_eq!(e, Err(WriteError::OutboxFull));
         assert_eq!(outbox.queued(), queued);
         // What fits exactly, with its `\n`, is taken.
         let left = 128 - queued.len();
@@ -197,7 +212,7 @@ mod tests {
         let name = "x".repeat(left - exact);
         outbox.notify(&name, |_| Ok(())).unwrap();
         assert_eq!(outbox.queued().len(), 128);
-        assert_eq!(outbox.notify("", |_| Ok(())), Err(WriteError::BufferFull));
+        assert_eq!(outbox.notify("", |_| Ok(())), Err(WriteError::OutboxFull));
         outbox.clear();
         assert!(outbox.is_empty());
     }

@@ -209,6 +209,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Where the next item starts (`b.len()` once there is none).
+    #[cfg(not(jsonrpc_slice_fast))]
     pub(crate) fn position(&self) -> usize {
         self.i
     }
@@ -229,7 +230,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Takes the value at the cursor, then steps past the separator after it.
-    // Out of line in the compact build (the condition of `scan::FAST_PATHS`): flash.
+    // Out of line in the compact build: flash.
     #[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
     pub(crate) fn take_value(&mut self) -> Option<RawJson<'a>> {
         self.take(b',')

@@ -22,7 +22,7 @@
 //! let mut chunk = vec![0u8; 65536];
 //! let (mut stdin, mut stdout) = (Io(tokio::io::stdin()), Io(tokio::io::stdout()));
 //! SERVER
-//!     .serve(&(), &mut *framer, &slots, &outbox, &mut chunk, &mut stdin, &mut stdout)
+//!     .serve(&(), &mut *framer, &*slots, &outbox, &mut chunk, &mut stdin, &mut stdout)
 //!     .await
 //!     .map_err(|e| match e {
 //!         jsonrpc_slice::service::ServeError::Read(e) | jsonrpc_slice::service::ServeError::Write(e) => e,

@@ -19,9 +19,9 @@ use std::task::{Context, Poll, Wake, Waker};
 use counting::counting;
 use jsonrpc_slice::envelope::Outcome;
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::outbox::SharedOutbox;
+use jsonrpc_slice::outbox::{LentOutbox, SharedOutbox};
 use jsonrpc_slice::service::concurrent::{
-    Call, CancelReply, Cancellation, ConcurrentServer, PeerError, Read, Slots, Write,
+    Call, CancelReply, Cancellation, ConcurrentServer, LentSlots, PeerError, Read, Slots, Write,
 };
 use jsonrpc_slice::{
     async_method_table, method_table, Params, RawJson, ResultWriter, RpcError, Server,
@@ -416,32 +416,102 @@ fn ping_during_a_long_handler<const N: usize>(server: &ConcurrentServer<Methods>
     let exec = Executor::new();
     let ((), allocations) = counting(|| {
         let (mut r, mut w) = (&input, &output);
-        let mut serve = pin!(server.serve(
+        let serve = server.serve(
             &app,
             &mut framer,
             &slots,
             &outbox,
             &mut chunk,
             &mut r,
-            &mut w
-        ));
-        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
-        input.send(br#"{"jsonrpc":"2.0","method":"ping","id":2}"#);
-        assert!(exec.stall(serve.as_mut()).is_none());
-        // The ping is answered while the long handler still waits.
-        assert!(output.has(br#"{"jsonrpc":"2.0","result":null,"id":2}"#));
-        assert_eq!(output.lines(), 1);
-        // Only now is the long handler let go.
-        app.release(1);
-        assert!(exec.stall(serve.as_mut()).is_none());
-        assert_eq!(
-            output.position(br#"{"jsonrpc":"2.0","result":"done","id":1}"#),
-            Some(1)
+            &mut w,
         );
-        input.closed.set(true);
-        assert_eq!(exec.stall(serve.as_mut()), Some(Ok(())));
+        long_then_ping(&exec, &app, &input, &output, serve);
     });
     assert_eq!(allocations, 0);
+}
+
+/// A long request then a ping: the ping is answered first, the long one once the
+/// test lets it go, and the loop ends with the input.
+fn long_then_ping<E: std::fmt::Debug + PartialEq>(
+    exec: &Executor,
+    app: &App,
+    input: &Pipe,
+    output: &Sink,
+    serve: impl Future<Output = Result<(), E>>,
+) {
+    let mut serve = pin!(serve);
+    input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
+    input.send(br#"{"jsonrpc":"2.0","method":"ping","id":2}"#);
+    assert!(exec.stall(serve.as_mut()).is_none());
+    // The ping is answered while the long handler still waits.
+    assert!(output.has(br#"{"jsonrpc":"2.0","result":null,"id":2}"#));
+    assert_eq!(output.lines(), 1);
+    // Only now is the long handler let go.
+    app.release(1);
+    assert!(exec.stall(serve.as_mut()).is_none());
+    assert_eq!(
+        output.position(br#"{"jsonrpc":"2.0","result":"done","id":1}"#),
+        Some(1)
+    );
+    input.closed.set(true);
+    assert_eq!(exec.stall(serve.as_mut()), Some(Ok(())));
+}
+
+#[test]
+fn the_loop_runs_the_same_over_lent_memory() {
+    // The slots and the outbox over memory lent once (here a `Vec`, made before the
+    // count), as a server with buffers too large to build as one value does.
+    let mut memory = vec![0u8; LentSlots::<2>::bytes(512, 512)];
+    let mut queue = vec![0u8; 1024];
+    assert!(LentSlots::<2>::new(&mut memory[1..], 512, 512).is_none());
+    let slots = LentSlots::<2>::new(&mut memory, 512, 512).unwrap();
+    let outbox = LentOutbox::new(&mut queue);
+    let app = App::new();
+    let (input, output) = (Pipe::new(), Sink::new());
+    let mut framer = LineAccumulator::<512>::new();
+    let mut chunk = [0u8; 256];
+    let exec = Executor::new();
+    let ((), allocations) = counting(|| {
+        let (mut r, mut w) = (&input, &output);
+        let serve = PLAIN.serve(
+            &app,
+            &mut framer,
+            &slots,
+            &outbox,
+            &mut chunk,
+            &mut r,
+            &mut w,
+        );
+        long_then_ping(&exec, &app, &input, &output, serve);
+    });
+    assert_eq!(allocations, 0);
+    // A frame longer than a lent frame buffer gets the same -32600 as one longer than
+    // an inline buffer would.
+    let (input, output) = (Pipe::new(), Sink::new());
+    let slots = LentSlots::<1>::new(&mut memory, 64, 512).unwrap();
+    let (mut r, mut w) = (&input, &output);
+    let serve = PLAIN.serve(
+        &app,
+        &mut framer,
+        &slots,
+        &outbox,
+        &mut chunk,
+        &mut r,
+        &mut w,
+    );
+    let mut serve = pin!(serve);
+    let long = format!(
+        r#"{{"jsonrpc":"2.0","method":"ping","params":["{}"],"id":7}}"#,
+        "x".repeat(64)
+    );
+    input.send(long.as_bytes());
+    input.send(br#"{"jsonrpc":"2.0","method":"ping","id":8}"#);
+    input.closed.set(true);
+    assert_eq!(exec.stall(serve.as_mut()), Some(Ok(())));
+    assert_eq!(output.lines(), 2);
+    assert!(output.has(br#"{"jsonrpc":"2.0","result":null,"id":8}"#));
+    let text = String::from_utf8(output.bytes.borrow().clone()).unwrap();
+    assert!(text.contains(r#""code":-32600"#), "{text}");
 }
 
 #[test]
@@ -1198,6 +1268,14 @@ fn memory_is_the_slots_buffers_and_a_little() {
     ));
     println!("Slots: {per_slot} bytes a slot (512 + 512 buffers), {} fixed; future: {f1} bytes at N = 1, {f8} at N = 8 ({} a worker)", one - per_slot, (f8 - f1) / 7);
     assert!(f8 > f1);
+    // Lent: a slot is two borrowed slices beside its buffers.
+    let lent_one = size_of::<LentSlots<'static, 1>>();
+    let lent_per_slot = (size_of::<LentSlots<'static, 8>>() - lent_one) / 7;
+    assert!(lent_per_slot <= 2 * 32, "{lent_per_slot} bytes a lent slot");
+    println!(
+        "LentSlots: {lent_per_slot} bytes a slot beside its buffers, {} fixed",
+        lent_one - lent_per_slot
+    );
 }
 
 #[cfg(feature = "serde")]

@@ -788,3 +788,41 @@ fn batch_element_overflow_names_a_size_its_reply_exceeds() {
         short(&alone.to_string())
     );
 }
+
+/// `OutputTooSmall::enough` is enough: with ids as long as the limits let through, every
+/// reply that replaces another (a result too large, the reply of a batch too large, the
+/// errors of the envelope) fits in a buffer of that size.
+#[test]
+fn output_too_small_names_a_size_that_is_enough() {
+    for max_id_len in [1, 2, 16, 100, 256, 1000] {
+        let limits = Limits::DEFAULT.max_id_len(max_id_len);
+        let server = Server::new(demo::TABLE).with_limits(limits);
+        let enough = jsonrpc_slice::OutputTooSmall::enough(&limits);
+        let mut longest = 0;
+        let ids = [
+            "9".repeat(max_id_len),
+            format!("\"{}\"", "\\\"".repeat(max_id_len.saturating_sub(2) / 2)),
+            "1".into(),
+            "9".repeat(max_id_len + 1),
+        ];
+        for id in ids.iter().filter(|id| !id.is_empty()) {
+            let big = req("big", Some(&format!("[{}]", 100 * enough)), Some(id));
+            for msg in [
+                big.clone(),
+                format!("[{big},{big}]"),
+                req("no such method", None, Some(id)),
+                req("subtract", Some(r#"["a"]"#), Some(id)),
+                format!(r#"{{"jsonrpc":"1.0","method":"sum","id":{id}}}"#),
+                format!(r#"{{"jsonrpc":"2.0","method":"sum","id":{id}"#),
+                format!(r#"[{}]"#, req("sum", Some("[1]"), None) + ",1"),
+            ] {
+                let mut out = vec![0u8; enough];
+                let reply = server
+                    .handle(&mut (), msg.as_bytes(), &mut out)
+                    .unwrap_or_else(|_| panic!("{max_id_len}: {msg:.80}"));
+                longest = longest.max(reply.len());
+            }
+        }
+        assert!(longest <= enough, "{max_id_len}: {longest} of {enough}");
+    }
+}

@@ -10,7 +10,12 @@ mod counting;
 #[path = "../examples/lsp-server.rs"]
 mod lsp;
 
+use std::cell::RefCell;
+use std::future::poll_fn;
+use std::task::Poll;
+
 use counting::counting;
+use jsonrpc_slice::service::concurrent::{Read, Write};
 use serde_json::Value;
 
 const URI: &str = "file:///a.txt";
@@ -103,19 +108,90 @@ fn steady(n: u32) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The input of a run: parts, each sent once the output holds the reply its gate
+/// names (a part with no gate goes at once), read in chunks as the example asks.
+struct Input<'a> {
+    parts: Vec<(Option<u64>, &'a [u8])>,
+    output: &'a RefCell<Vec<u8>>,
+    /// Polls that found a gate closed.
+    stalled: usize,
+}
+
+impl Read for Input<'_> {
+    type Error = std::convert::Infallible;
+
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        poll_fn(|_| {
+            let Some((gate, part)) = self.parts.first_mut() else {
+                return Poll::Ready(Ok(0));
+            };
+            if let Some(id) = gate.filter(|&id| reply(&self.output.borrow(), id).is_none()) {
+                // `block_on` polls again: the test's signal is that reply, written. The
+                // loop is polled a few times per message: a million polls without it
+                // is a server that will not answer.
+                self.stalled += 1;
+                assert!(self.stalled < 1_000_000, "the reply to {id} never came");
+                return Poll::Pending;
+            }
+            *gate = None;
+            let n = buf.len().min(part.len());
+            buf[..n].copy_from_slice(&part[..n]);
+            *part = &part[n..];
+            if part.is_empty() {
+                self.parts.remove(0);
+            }
+            Poll::Ready(Ok(n))
+        })
+        .await
+    }
+}
+
+/// The output of a run: a buffer with room for all of it (growing it would count).
+struct Output<'a>(&'a RefCell<Vec<u8>>);
+
+impl Write for Output<'_> {
+    type Error = std::convert::Infallible;
+
+    async fn write_all(&mut self, bytes: &[u8]) -> Result<(), Self::Error> {
+        let mut out = self.0.borrow_mut();
+        assert!(out.len() + bytes.len() <= out.capacity(), "room enough");
+        out.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
 /// Runs `input` through the example with the allocator armed: the exit code, what was
 /// written (as JSON messages), and the allocator calls.
 fn run(input: &[u8]) -> (u8, Vec<Value>, usize) {
-    let mut wire = Vec::with_capacity(64 << 20);
-    let (code, allocations) = counting(|| lsp::run(&mut &input[..], &mut wire));
+    let wire = RefCell::new(Vec::with_capacity(64 << 20));
+    let mut input = Input {
+        parts: vec![(None, input)],
+        output: &wire,
+        stalled: 0,
+    };
+    let (code, allocations) =
+        counting(|| embassy_futures::block_on(lsp::run(&mut input, &mut Output(&wire))));
     let code = code.expect("serving slices does not fail");
+    (code, messages(wire.into_inner()), allocations)
+}
+
+/// The messages written, as JSON.
+fn messages(wire: Vec<u8>) -> Vec<Value> {
     let text = String::from_utf8(wire).expect("UTF-8");
-    let messages = text
-        .split("Content-Length: ")
+    text.split("Content-Length: ")
         .skip(1)
         .map(|m| serde_json::from_str(m.split_once("\r\n\r\n").unwrap().1).unwrap())
-        .collect();
-    (code, messages, allocations)
+        .collect()
+}
+
+/// Where the reply to request `id` ends in `wire`, once it is written.
+fn reply(wire: &[u8], id: u64) -> Option<usize> {
+    let tail = format!(r#","id":{id}}}"#);
+    wire.windows(tail.len()).position(|w| w == tail.as_bytes())
 }
 
 fn replies(messages: &[Value], id: u64) -> Vec<&Value> {
@@ -271,4 +347,48 @@ fn hovers_find_their_line_and_their_document() {
         assert_eq!(replies(&messages, id)[0]["result"], Value::Null, "{id}");
     }
     assert_eq!(replies(&messages, 19)[0]["error"]["code"], -32602, "closed");
+}
+
+#[test]
+fn a_hover_is_answered_while_a_request_waits_then_the_cancel_is() {
+    // Each part goes once the reply it waits for is written: no sleep, no timing.
+    let wait = |id| request(id, "jsonrpc-slice/wait", "{}");
+    let first = [
+        request(1, "initialize", "{}"),
+        notify("initialized", "{}"),
+        open(URI, TEXT),
+        wait(50),
+        hover(51, URI, 1, 2),
+    ]
+    .concat();
+    let cancel = notify("$/cancelRequest", r#"{"id":50}"#);
+    let released = [wait(52), notify("jsonrpc-slice/release", "{}")].concat();
+    let end = [shutdown(2), exit()].concat();
+    let wire = RefCell::new(Vec::with_capacity(1 << 20));
+    let mut input = Input {
+        parts: vec![
+            (None, &first[..]),
+            (Some(51), &cancel[..]),
+            (Some(50), &released[..]),
+            (Some(52), &end[..]),
+        ],
+        output: &wire,
+        stalled: 0,
+    };
+    let code = embassy_futures::block_on(lsp::run(&mut input, &mut Output(&wire)));
+    assert_eq!(code, Ok(0));
+    let wire = wire.into_inner();
+    // The hover's reply came while request 50 waited; 50 was then cancelled.
+    assert!(reply(&wire, 51) < reply(&wire, 50));
+    let messages = messages(wire);
+    assert_eq!(
+        replies(&messages, 51)[0]["result"]["contents"]["value"],
+        "`naïve`"
+    );
+    let cancelled = replies(&messages, 50);
+    assert_eq!(cancelled.len(), 1);
+    assert_eq!(cancelled[0]["error"]["code"], -32800);
+    // A wait let go by `jsonrpc-slice/release` answers null.
+    assert_eq!(replies(&messages, 52)[0]["result"], Value::Null);
+    assert_eq!(replies(&messages, 2)[0]["result"], Value::Null);
 }

@@ -40,6 +40,14 @@ struct Open<'a> {
     big: u128,
 }
 
+/// Nested values read as they are decoded, one ignored (`benches/typed_nested.sh`).
+#[derive(Deserialize, Debug, PartialEq)]
+struct Nested {
+    keep: [[[[[u8; 1]; 1]; 1]; 1]; 1],
+}
+
+const NESTED: &str = r#"{"skip": [[[[[[1, {"a": [2]}]]]]]], "keep": [[[[[7]]]]]}"#;
+
 #[derive(Serialize)]
 struct Summary<'a> {
     uri: &'a str,
@@ -115,6 +123,9 @@ fn typed_decoding_never_allocates() {
         assert_eq!(p.counts.get("x\ny"), Some(&1));
         assert_eq!(p.ids.get(&65535), Some(&false));
         black_box(&p);
+
+        let nested: Nested = RawJson::new(NESTED.as_bytes()).unwrap().decode().unwrap();
+        assert_eq!(nested, Nested { keep: [[[[[7]]]]] });
 
         let e = raw.decode::<Open>().unwrap_err();
         assert_eq!(e.reason(), Reason::NoScratch);

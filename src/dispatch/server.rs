@@ -24,9 +24,28 @@ enum Target<C: 'static> {
 ///
 /// The longest error reply written in place of another is 126 bytes plus the id it
 /// echoes; ids are at most [`Limits`]`::max_id_len` bytes (256 by default). So a buffer of
-/// 128 bytes plus `max_id_len` (384 by default) never gives this error.
+/// [`OutputTooSmall::enough`] bytes, 128 plus `max_id_len` (384 by default), never gives
+/// this error.
+///
+/// ```
+/// use jsonrpc_slice::{Limits, OutputTooSmall};
+///
+/// assert_eq!(OutputTooSmall::enough(&Limits::DEFAULT), 384);
+/// assert_eq!(OutputTooSmall::enough(&Limits::DEFAULT.max_id_len(16)), 144);
+/// ```
+// A unit: it travels in a register pair with the reply's length (flash, on a
+// Cortex-M); the size it names is `enough`'s, computed only where it is asked for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct OutputTooSmall;
+
+impl OutputTooSmall {
+    /// The output buffer size that never gives this error under `limits`: the longest
+    /// error reply written in place of another (126 bytes) and two to spare, plus the
+    /// longest id `limits` lets through.
+    pub const fn enough(limits: &Limits) -> usize {
+        128 + limits.max_id_len
+    }
+}
 
 impl fmt::Display for OutputTooSmall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

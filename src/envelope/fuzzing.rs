@@ -1,32 +1,31 @@
 //! [`parse`](super::parse) and [`parse_response`](super::parse_response), which read a
-//! message through the readers of `object.rs` (a request as most senders write it by
-//! `usual`, any other object or batch by the quick reader), against a reference reader (the
-//! validator, then the members of each object compared name by name): the check that
+//! message through the build's reader (on the fast build, the member loop of
+//! `read_fast.rs`, its first guess the order most senders write), against a reference
+//! reader (the validator, then the members of each object compared name by name): the
+//! check that
 //! the unit tests and the `validate` fuzz target (cargo-fuzz builds with
 //! `--cfg fuzzing`) both run. Not part of the API.
 
-use super::members::{Recorder, Slots};
-use super::{
-    batch, object, parse, parse_response, Call, Envelope, InvalidResponse, ResponseMessage,
-};
+use super::members::Slots;
+use super::{parse, parse_response, read, Call, Envelope, InvalidResponse, ResponseMessage};
 use crate::error::InvalidRequest;
 use crate::id::Id;
 use crate::limits::Limits;
 use crate::raw::{Kind, RawJson};
-use crate::scan::{self, byte_at, skip_ws};
+use crate::scan::{self, skip_ws};
 
-/// What the readers of `object.rs` made of `input` at the nesting limit `max_depth`:
-/// took it as a request as most senders write it, as an object or as a batch, or gave
-/// it up (to the validator, which then names its error).
+/// What `input` was at the nesting limit `max_depth`: a request as most senders write
+/// it (the fast build's first guess read all of it), another object, a batch, or
+/// neither (invalid JSON, an empty batch, or any other value).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Taken {
-    /// Read as a request as most senders write it (`object::usual`).
+    /// A request as most senders write it, read whole by the first guess.
     Usual,
-    /// Read as one object by the quick reader.
+    /// Another object.
     Object,
-    /// Read as a batch.
+    /// A non-empty batch.
     Batch,
-    /// Given up, or neither an object nor a batch.
+    /// Neither a valid object nor a valid non-empty batch.
     GivenUp,
 }
 
@@ -93,21 +92,10 @@ pub fn quick_reader_agrees(input: &[u8], max_depth: u16) -> Taken {
         (got, want) => panic!("{input:?}: {got:?}, the reference {want:?}"),
     }
     let at = skip_ws(input, 0);
-    let depth = limits.depth_in_force();
-    match byte_at(input, at) {
-        b'{' if object::usual(input, at, depth).is_some() => Taken::Usual,
-        b'{' if object::object(
-            input,
-            at,
-            depth,
-            &mut Recorder::new(input, &mut Slots::default()),
-        ) =>
-        {
-            Taken::Object
-        }
-        b'[' if object::batch(input, at, depth, &mut batch::Counter::default()).is_some() => {
-            Taken::Batch
-        }
+    match reference {
+        Ok(v) if v.kind() == Kind::Object && read::usual_reads_all(input, at) => Taken::Usual,
+        Ok(v) if v.kind() == Kind::Object => Taken::Object,
+        Ok(v) if v.kind() == Kind::Array && v.elements().next().is_some() => Taken::Batch,
         _ => Taken::GivenUp,
     }
 }

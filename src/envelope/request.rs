@@ -1,33 +1,17 @@
 //! The rules of a Request object (and the decided cases of `docs/DESIGN.md`), applied
 //! to the envelope members found.
 
-use super::members::{Member, Slots, REQUEST_MEMBERS, REQUEST_NAMES};
+use super::members::{Member, Slots, REQUEST_MEMBERS};
 use super::{Call, Request};
 use crate::error::InvalidRequest;
 use crate::id::Id;
 use crate::limits::Limits;
-use crate::raw::{Kind, RawJson};
-
-/// The call that `value` (a whole message or a batch element, validated) is, its
-/// members read as any object's (the compact build's reader). Out of line: one copy,
-/// its slots off the stack once the call is answered.
-#[inline(never)]
-pub(super) fn request_of<'a>(value: RawJson<'a>, limits: &Limits) -> Call<'a> {
-    if value.kind() != Kind::Object {
-        return Call::Invalid {
-            id: Id::NULL,
-            reason: InvalidRequest::NotAnObject,
-        };
-    }
-    let mut slots = Slots::default();
-    slots.read_members(value, &REQUEST_NAMES);
-    slots.request(limits)
-}
+use crate::raw::Kind;
 
 impl<'a> Slots<'a> {
     /// Applies the rules of a Request object (and the decided cases of DESIGN.md).
     // Inlined into each caller (on the fast build out of line costs the slots a trip
-    // through memory); on the compact build that is `request_of` alone (flash).
+    // through memory); on the compact build that is `request_of` alone.
     #[inline(always)]
     pub(super) fn request(&self, limits: &Limits) -> Call<'a> {
         // The id to answer with, and whether the id itself is fine.

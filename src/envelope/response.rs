@@ -1,14 +1,12 @@
 //! Responses (the client side): the rules of a Response object and of its `error`, and
 //! [`parse_response`], which [`client`](crate::client) re-exports.
 
-use super::batch::BatchElements;
-use super::members::{Member, Slots, RESPONSE_MEMBERS, RESPONSE_NAMES};
-use super::{top, Top};
-use crate::error::InvalidRequest;
+use super::members::{Member, Slots, RESPONSE_MEMBERS};
+use super::read::{self, Elements};
 use crate::id::Id;
 use crate::limits::Limits;
 use crate::raw::{Kind, RawJson, RawStr};
-use crate::scan::{skip_ws, ScanError, FAST_PATHS};
+use crate::scan::ScanError;
 
 /// A valid Response object.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -102,34 +100,18 @@ pub enum ResponseMessage<'a> {
 /// The elements of a batch of responses, in the order received.
 #[derive(Clone, Debug)]
 pub struct ResponseBatch<'a> {
-    elements: BatchElements<'a>,
+    pub(super) elements: Elements<'a>,
 }
 
 impl ResponseBatch<'_> {
     /// The number of elements in the batch.
     pub fn len(&self) -> usize {
-        self.elements.len
+        self.elements.len()
     }
 
     /// Always `false`: an empty batch is not a batch of responses.
     pub fn is_empty(&self) -> bool {
-        self.elements.len == 0
-    }
-}
-
-impl<'a> Iterator for ResponseBatch<'a> {
-    type Item = Result<Response<'a>, InvalidResponse>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if !FAST_PATHS {
-            return Some(response_of(self.elements.next_value()?));
-        }
-        let mut slots = Slots::default();
-        Some(if self.elements.next_into(&mut slots)? {
-            slots.response()
-        } else {
-            Err(InvalidResponse::NotAnObject)
-        })
+        self.elements.len() == 0
     }
 }
 
@@ -153,30 +135,7 @@ pub fn parse_response<'a>(
     input: &'a [u8],
     limits: &'a Limits,
 ) -> Result<ResponseMessage<'a>, ScanError> {
-    let mut slots = Slots::default();
-    // Where the message starts (the compact build's `top` does not look).
-    let at = if FAST_PATHS { skip_ws(input, 0) } else { 0 };
-    Ok(match top(input, at, limits, &mut slots)? {
-        Top::Object => ResponseMessage::Single(slots.response()),
-        Top::Value(message) => ResponseMessage::Single(response_of(message)),
-        Top::Other(reason) => ResponseMessage::Single(Err(match reason {
-            InvalidRequest::EmptyBatch => InvalidResponse::EmptyBatch,
-            InvalidRequest::BatchTooLarge => InvalidResponse::BatchTooLarge,
-            _ => InvalidResponse::NotAnObject,
-        })),
-        Top::Batch(elements) => ResponseMessage::Batch(ResponseBatch { elements }),
-    })
-}
-
-/// The response that `value` (a whole message or a batch element, validated) is, its
-/// members read as any object's (the compact build's reader).
-fn response_of(value: RawJson<'_>) -> Result<Response<'_>, InvalidResponse> {
-    if value.kind() != Kind::Object {
-        return Err(InvalidResponse::NotAnObject);
-    }
-    let mut slots = Slots::default();
-    slots.read_members(value, RESPONSE_NAMES);
-    slots.response()
+    read::parse_response(input, limits)
 }
 
 impl<'a> Slots<'a> {

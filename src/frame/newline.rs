@@ -139,7 +139,7 @@ impl<const N: usize> LineAccumulator<N> {
         }
     }
 
-    /// [`feed`](Self::feed) in the compact build (see `scan::FAST_PATHS`): one loop
+    /// [`feed`](Self::feed) in the compact build: one loop
     /// that looks for the newline and stores the bytes before it, one at a time, with
     /// no `memchr` and no `memcpy` to link. Same frames, same rules as `append`.
     fn feed_bytewise<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {

@@ -35,13 +35,19 @@ mod string;
 mod value;
 
 pub use error::{ScanError, ScanErrorKind};
-pub(crate) use number::{digits, number};
-pub(crate) use skip::{after_separator, next_item, skip_string_trusted, skip_value_trusted};
+pub(crate) use number::digits;
+pub(crate) use skip::{after_separator, next_item, skip_value_trusted};
 pub(crate) use string::escape_at;
 #[cfg(feature = "serde")]
 pub(crate) use string::hex_digit;
 pub(crate) use string::string;
-pub(crate) use value::{array, key_colon, value};
+pub(crate) use value::value;
+// What the fast build's envelope reader (`envelope/read_fast.rs`) reads members by.
+#[cfg(jsonrpc_slice_fast)]
+pub(crate) use {
+    number::number,
+    value::{array, key_colon},
+};
 
 /// The default nesting limit: an input may open this many containers (objects and
 /// arrays) inside each other; one more is a parse error. The same number as
@@ -158,28 +164,13 @@ pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
     skip_ws_run(b, i)
 }
 
-/// [`skip_ws`] after an envelope member's `:` or `,`, where one space is common (as
-/// Python's `json.dumps` writes them): that space is read inline too.
-#[inline(always)]
-pub(crate) fn skip_ws_after_separator(b: &[u8], i: usize) -> usize {
-    if FAST_PATHS {
-        let c = byte_at(b, i);
-        if c > b' ' {
-            return i;
-        }
-        if c == b' ' && byte_at(b, i + 1) > b' ' {
-            return i + 1;
-        }
-    }
-    skip_ws_run(b, i)
-}
-
 /// [`skip_ws`] from `i`, and the byte there as [`byte_at`] reads it: where there is no
-/// whitespace (compact JSON), one read for both.
+/// whitespace (compact JSON), one read for both (the fast build's readers).
+#[cfg(jsonrpc_slice_fast)]
 #[inline(always)]
 pub(crate) fn skip_ws_to(b: &[u8], i: usize) -> (usize, u8) {
     let c = byte_at(b, i);
-    if FAST_PATHS && c > b' ' {
+    if c > b' ' {
         return (i, c);
     }
     let i = skip_ws_run(b, i);

@@ -14,9 +14,7 @@
 
 use super::number::{number, number_words};
 use super::string::{string, string_blocks};
-use super::{
-    byte_at, fail, skip_ws, skip_ws_to, word_at, ScanError, ScanErrorKind, MAX_DEPTH_LIMIT,
-};
+use super::{byte_at, fail, skip_ws, word_at, ScanError, ScanErrorKind, MAX_DEPTH_LIMIT};
 use crate::simd;
 
 const WORDS: usize = (MAX_DEPTH_LIMIT / 32) as usize;
@@ -139,9 +137,10 @@ fn end_of_input(b: &[u8], walked: Result<usize, ScanError>) -> Result<usize, Sca
 /// the word walk takes over from there, as if it had opened the array itself. (Objects
 /// are left to the word walk: their members cost more this way on the bench's
 /// notifications than they save on its batch.) The unit tests pin it to `value`.
+#[cfg(jsonrpc_slice_fast)]
 #[inline(always)]
 pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
-    if !super::FAST_PATHS || b.len() < WORD_WALK_MIN || max_depth == 0 || byte_at(b, at) != b'[' {
+    if b.len() < WORD_WALK_MIN || max_depth == 0 || byte_at(b, at) != b'[' {
         return value(b, at, max_depth).ok();
     }
     let mut i = skip_ws(b, at + 1);
@@ -165,7 +164,7 @@ pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
                 _ => return None,
             }
         };
-        match skip_ws_to(b, i) {
+        match super::skip_ws_to(b, i) {
             (comma, b',') => i = skip_ws(b, comma + 1),
             (close, b']') => return Some(close + 1),
             _ => return None,

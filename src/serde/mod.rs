@@ -8,7 +8,9 @@
 //!   and handed to owned string types. A shape that does not fit is a
 //!   [`DecodeError`]: a [`Reason`] and where it failed ([`At`]: the member's key or
 //!   the element's index), which becomes a `-32602`. No input and no type makes it
-//!   panic, allocate or recurse more than [`MAX_DEPTH`] levels.
+//!   panic, allocate or recurse more than [`MAX_DEPTH`] levels (or the bound given to
+//!   [`RawJson::decode_within`]); it reads the value as it decodes it, each byte once
+//!   whatever its depth.
 //! - **Results out**: [`ResultWriter::serialize`](crate::ResultWriter::serialize)
 //!   writes any `Serialize` value straight into the reply buffer, through the same
 //!   checked writer as every other result: no intermediate copy, and an overflow
@@ -48,8 +50,12 @@
 //! | `serde_json::Value`-like types, `IgnoredAny` | anything, through `deserialize_any` | — |
 //! | [`RawJson`] | any value, borrowed as sent | inside untagged or internally tagged enums and `flatten` (serde buffers those values, and a buffer cannot hand out the raw text): `WrongType`, or `Custom` from an untagged enum |
 //!
-//! Nesting deeper than [`MAX_DEPTH`] levels (arrays, objects, enum wrappers, `Some`
-//! and newtypes each count one) is `TooDeep`, whatever the type.
+//! Nesting deeper than [`MAX_DEPTH`] levels, or the bound given to
+//! [`RawJson::decode_within`] (arrays, objects, enum wrappers, `Some` and newtypes
+//! each count one), is `TooDeep`, whatever the type. Each level costs stack
+//! (`SECURITY.md` gives the measured size); untagged and internally tagged enums and
+//! `flatten` go over their buffered value once per variant tried and per level of
+//! such nesting (`SECURITY.md`).
 //!
 //! Where it failed goes with every error ([`At`]): the innermost member (its key as
 //! sent) or element (its index), or the field found missing. `Display` says it all

@@ -26,15 +26,18 @@
 //!   read once: a worker whose handlers complete at once answers a whole read's worth
 //!   of messages in one poll. Replies go out in the order their handlers completed
 //!   (JSON-RPC allows any order).
-//! - the **writer** sends what the [`SharedOutbox`] holds (notifications and requests
+//! - the **writer** sends what the [`SharedOutbox`](crate::outbox::SharedOutbox) holds (notifications and requests
 //!   of handlers and of the application) as soon as it holds something, and flushes
 //!   the transport once nothing more is ready to be written: the replies to one read
 //!   share a flush.
 //!
 //! # Bounds
 //!
-//! Memory is [`Slots`]: `N` frame buffers and `N` reply buffers, plus two frame
-//! buffers for the reader. When all `N` slots are busy the reader keeps at most one
+//! Memory is [`Slots`] (inline, a `const fn`) or [`LentSlots`] (buffers lent once at
+//! start, for buffers too large to build as one value): `N` frame buffers and `N`
+//! reply buffers, plus two frame buffers for the reader; the outbox is a
+//! [`SharedOutbox`](crate::outbox::SharedOutbox) or a
+//! [`LentOutbox`](crate::outbox::LentOutbox). The loop's code is the same for both. When all `N` slots are busy the reader keeps at most one
 //! request waiting for a slot and goes on reading, so a cancellation (or a response
 //! the peer sends to a handler) is still applied; a second request that finds no slot
 //! is held, and reading stops until a slot frees (backpressure: input is never
@@ -89,12 +92,17 @@ use crate::envelope::{self, parse_response, Call as Message, Envelope, Outcome, 
 use crate::frame::{framed, oversized_frame_reply, Event, Framer};
 use crate::id::Id;
 use crate::limits::Limits;
-use crate::outbox::{queue_message, Queue, SharedOutbox};
+use crate::outbox::{queue_message, AsQueue, Queue};
 use crate::raw::RawJson;
 use crate::scan::ScanError;
 use crate::write::{Message as Text, ResultWriter, WriteError};
 
 use super::Input;
+
+mod memory;
+
+use self::memory::Buffer;
+pub use self::memory::{LentSlots, Memory, Slots};
 pub use super::ServeError;
 
 /// The read half of a transport (a UART's receiver, a socket's read half, stdin).
@@ -243,26 +251,19 @@ impl<T> ConcurrentServer<T> {
     /// Serves the stream read from `reader` (cut into messages by `framer`, each
     /// read going into `chunk`), answering on `writer`, until the input ends and
     /// every call is answered: see the [module](self) docs. `state` is what every
-    /// handler's [`Call::state`] gives; `outbox` is where handlers and the
+    /// handler's [`Call::state`] gives; `slots` is the loop's [`Memory`] ([`Slots`]
+    /// or [`LentSlots`]); `outbox` ([`SharedOutbox`](crate::outbox::SharedOutbox) or
+    /// [`LentOutbox`](crate::outbox::LentOutbox)) is where handlers and the
     /// application queue what the server sends on its own.
     ///
     /// `slots` and `outbox` may be used again by a later `serve`.
     #[allow(clippy::too_many_arguments)]
-    pub async fn serve<
-        S,
-        F,
-        R,
-        W,
-        const N: usize,
-        const FRAME: usize,
-        const REPLY: usize,
-        const Q: usize,
-    >(
+    pub async fn serve<S, F, R, W, M, O, const N: usize>(
         &self,
         state: &S,
         framer: &mut F,
-        slots: &Slots<N, FRAME, REPLY>,
-        outbox: &SharedOutbox<Q>,
+        slots: &M,
+        outbox: &O,
         chunk: &mut [u8],
         reader: &mut R,
         writer: &mut W,
@@ -272,14 +273,14 @@ impl<T> ConcurrentServer<T> {
         F: Framer + ?Sized,
         R: Read + ?Sized,
         W: Write + ?Sized,
+        M: Memory<N> + ?Sized,
+        O: AsQueue + ?Sized,
     {
-        for control in &slots.control {
-            control.reset();
-        }
+        let control: [Control; N] = [const { Control::new() }; N];
         let hub = Hub {
-            control: &slots.control,
-            outbox,
-            held_buf: &slots.held,
+            control: &control,
+            outbox: outbox.as_queue(),
+            held_buf: slots.held(),
             held: Cell::new(Held::Nothing),
             waiting: Cell::new(None),
             read_all: Cell::new(false),
@@ -329,10 +330,10 @@ impl<T> ConcurrentServer<T> {
     // The input stays borrowed while a read fills it (no worker has anything to take
     // meanwhile), the transport while it is flushed.
     #[allow(clippy::await_holding_refcell_ref)]
-    async fn read<F, R, W, const N: usize, const FRAME: usize, const REPLY: usize>(
+    async fn read<F, R, W, const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
-        slots: &Slots<N, FRAME, REPLY>,
+        slots: &M,
         io: &Io<'_, F, R, W>,
         reader: &mut R,
     ) where
@@ -445,15 +446,16 @@ impl<T> ConcurrentServer<T> {
     /// response for a handler, or a message to wait for a slot (copied out of the
     /// framer, which is then free to read on). The length of a reply the reader
     /// writes itself (0: none).
-    fn take<const N: usize, const FRAME: usize, const REPLY: usize>(
+    fn take<const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
-        slots: &Slots<N, FRAME, REPLY>,
+        slots: &M,
         frame: &[u8],
         own: &mut [u8],
     ) -> usize {
-        if frame.len() > FRAME {
-            return oversized_frame_reply(FRAME, own).map_or(0, <[u8]>::len);
+        let limit = slots.frame_len();
+        if frame.len() > limit {
+            return oversized_frame_reply(limit, own).map_or(0, <[u8]>::len);
         }
         let parsed = envelope::parse(frame, hub.limits);
         match self.kind(frame, &parsed, hub.limits) {
@@ -472,19 +474,19 @@ impl<T> ConcurrentServer<T> {
     /// Cancels the request with `id`: one not started is not run, a running one is
     /// dropped at its next poll. Returns the length of a reply the reader must send
     /// (a cancelled request that was still waiting for a slot), or 0.
-    fn cancel<const N: usize, const FRAME: usize, const REPLY: usize>(
+    fn cancel<const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
-        slots: &Slots<N, FRAME, REPLY>,
+        slots: &M,
         id: Id<'_>,
         own: &mut [u8],
     ) -> usize {
-        for (control, frame) in slots.control.iter().zip(&slots.frames) {
+        for (i, control) in hub.control.iter().enumerate() {
             let live = matches!(control.state.get(), State::Ready(_) | State::Running);
             if !live || control.cancelled.get() {
                 continue;
             }
-            let Ok(frame) = frame.try_borrow() else {
+            let Some(frame) = slots.frame(i).and_then(Buffer::read) else {
                 continue;
             };
             if id_at(&frame[..], control.id.get()).is_some_and(|mine| same_id(mine, id)) {
@@ -494,7 +496,7 @@ impl<T> ConcurrentServer<T> {
             }
         }
         if let Some((_, place)) = hub.waiting.get() {
-            let Ok(waiting) = slots.waiting.try_borrow() else {
+            let Some(waiting) = slots.waiting().read() else {
                 return 0;
             };
             if let Some(mine) = id_at(&waiting[..], place).filter(|mine| same_id(*mine, id)) {
@@ -528,12 +530,12 @@ impl<T> ConcurrentServer<T> {
     /// Worker `i`: runs the message the reader put in slot `i`, or, while its slot is
     /// free and nothing waits, takes the next frame from the framer itself; then
     /// writes the reply, and goes on with the next message in the same poll.
-    async fn work<S, F, R, W, const N: usize, const FRAME: usize, const REPLY: usize>(
+    async fn work<S, F, R, W, const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
         state: &S,
         i: usize,
-        slots: &Slots<N, FRAME, REPLY>,
+        slots: &M,
         io: &Io<'_, F, R, W>,
     ) where
         T: for<'c> AsyncMethods<Call<'c, S>>,
@@ -541,13 +543,12 @@ impl<T> ConcurrentServer<T> {
         R: Read + ?Sized,
         W: Write + ?Sized,
     {
-        let (Some(control), Some(frame), Some(reply)) = (
-            slots.control.get(i),
-            slots.frames.get(i),
-            slots.replies.get(i),
-        ) else {
+        let (Some(control), Some(frame), Some(reply)) =
+            (hub.control.get(i), slots.frame(i), slots.reply(i))
+        else {
             return;
         };
+        let limit = slots.frame_len();
         loop {
             let job = hub.until(|| {
                 settle(hub, slots);
@@ -557,7 +558,7 @@ impl<T> ConcurrentServer<T> {
                     _ => return None,
                 }
                 if hub.held.get() == Held::Nothing {
-                    if let Some(job) = pull(hub, io, frame, reply) {
+                    if let Some(job) = pull(hub, io, frame, reply, limit) {
                         return Some(job);
                     }
                 }
@@ -591,11 +592,11 @@ impl<T> ConcurrentServer<T> {
     // worker's hold on its slot (the reader and the writer only try to borrow them,
     // and only in states where the worker does not).
     #[allow(clippy::await_holding_refcell_ref)]
-    async fn run<S, const N: usize, const FRAME: usize, const REPLY: usize>(
+    async fn run<S, const N: usize, M: Memory<N> + ?Sized>(
         &self,
         hub: &Hub<'_>,
         state: &S,
-        slots: &Slots<N, FRAME, REPLY>,
+        slots: &M,
         slot: usize,
         len: usize,
         fresh: bool,
@@ -603,14 +604,12 @@ impl<T> ConcurrentServer<T> {
     where
         T: for<'c> AsyncMethods<Call<'c, S>>,
     {
-        let (Some(control), Some(frame), Some(reply)) = (
-            slots.control.get(slot),
-            slots.frames.get(slot),
-            slots.replies.get(slot),
-        ) else {
+        let (Some(control), Some(frame), Some(reply)) =
+            (hub.control.get(slot), slots.frame(slot), slots.reply(slot))
+        else {
             return 0;
         };
-        let (Ok(frame), Ok(mut reply)) = (frame.try_borrow(), reply.try_borrow_mut()) else {
+        let (Some(frame), Some(mut reply)) = (frame.read(), reply.write()) else {
             return 0;
         };
         let input = frame.get(..len).unwrap_or(&[]);
@@ -722,13 +721,14 @@ impl<F: ?Sized, R: Read + ?Sized, W: Write + ?Sized> Io<'_, F, R, W> {
 }
 
 /// Takes the next event of the input into a free slot (its worker's own turn): a
-/// frame into its frame buffer, a reply of the framer's own into its reply buffer.
-/// Wakes the reader once everything read was fed.
-fn pull<F, R, W, const FRAME: usize, const REPLY: usize>(
+/// frame into its frame buffer (of `limit` bytes), a reply of the framer's own into
+/// its reply buffer. Wakes the reader once everything read was fed.
+fn pull<F, R, W>(
     hub: &Hub<'_>,
     io: &Io<'_, F, R, W>,
-    frame: &RefCell<[u8; FRAME]>,
-    reply: &RefCell<[u8; REPLY]>,
+    frame: &impl Buffer,
+    reply: &impl Buffer,
+    limit: usize,
 ) -> Option<Job>
 where
     F: Framer + ?Sized,
@@ -742,15 +742,15 @@ where
     if !input.has_more() {
         return None;
     }
-    let mut out = reply.try_borrow_mut().ok()?;
+    let mut out = reply.write()?;
     let event = input.next_event(&mut **framer, &mut out[..]);
     if !input.has_more() {
         hub.wake();
     }
     match event? {
         Event::Answered(len) => Some(Job::Answered(len)),
-        Event::Frame(bytes) if bytes.len() > FRAME => {
-            let len = oversized_frame_reply(FRAME, &mut out[..]).map_or(0, <[u8]>::len);
+        Event::Frame(bytes) if bytes.len() > limit => {
+            let len = oversized_frame_reply(limit, &mut out[..]).map_or(0, <[u8]>::len);
             Some(Job::Answered(len))
         }
         Event::Frame(bytes) => copy_into(frame, bytes).then_some(Job::Run(bytes.len(), true)),
@@ -761,10 +761,10 @@ where
 /// empty) and the transport is free.
 // The transport stays borrowed while the reply is written (see `write`).
 #[allow(clippy::await_holding_refcell_ref)]
-async fn send_reply<F, R, W, const REPLY: usize>(
+async fn send_reply<F, R, W>(
     hub: &Hub<'_>,
     io: &Io<'_, F, R, W>,
-    reply: &RefCell<[u8; REPLY]>,
+    reply: &impl Buffer,
     len: usize,
 ) -> Result<(), W::Error>
 where
@@ -778,7 +778,7 @@ where
             hub.outbox.is_empty().then_some(writer)
         })
         .await;
-    let Ok(reply) = reply.try_borrow() else {
+    let Some(reply) = reply.read() else {
         return Ok(());
     };
     send(
@@ -878,33 +878,34 @@ fn id_at(frame: &[u8], place: IdPlace) -> Option<Id<'_>> {
 
 /// Copies `frame` into a free slot, or else to wait for one, or else holds it (and
 /// reading stops). The held buffer is free whenever the reader takes a frame.
-fn place<const N: usize, const FRAME: usize, const REPLY: usize>(
+fn place<const N: usize, M: Memory<N> + ?Sized>(
     hub: &Hub<'_>,
-    slots: &Slots<N, FRAME, REPLY>,
+    slots: &M,
     frame: &[u8],
     id: IdPlace,
 ) {
     let len = frame.len();
     if hub.waiting.get().is_none() {
         if let Some(i) = hub.free_slot() {
-            fill(slots, i, frame, id);
-        } else if copy_into(&slots.waiting, frame) {
+            fill(hub, slots, i, frame, id);
+        } else if copy_into(slots.waiting(), frame) {
             hub.waiting.set(Some((len, id)));
         }
-    } else if copy_into(&slots.held, frame) {
+    } else if copy_into(slots.held(), frame) {
         hub.held.set(Held::Message(len, id));
     }
     hub.wake();
 }
 
 /// Copies `frame` into slot `i`, ready to run.
-fn fill<const N: usize, const FRAME: usize, const REPLY: usize>(
-    slots: &Slots<N, FRAME, REPLY>,
+fn fill<const N: usize, M: Memory<N> + ?Sized>(
+    hub: &Hub<'_>,
+    slots: &M,
     i: usize,
     frame: &[u8],
     id: IdPlace,
 ) {
-    let (Some(control), Some(buf)) = (slots.control.get(i), slots.frames.get(i)) else {
+    let (Some(control), Some(buf)) = (hub.control.get(i), slots.frame(i)) else {
         return;
     };
     if copy_into(buf, frame) {
@@ -915,8 +916,8 @@ fn fill<const N: usize, const FRAME: usize, const REPLY: usize>(
 }
 
 /// Copies `bytes` to the start of `buf`; `false` if they do not fit or it is borrowed.
-fn copy_into<const L: usize>(buf: &RefCell<[u8; L]>, bytes: &[u8]) -> bool {
-    let Ok(mut buf) = buf.try_borrow_mut() else {
+fn copy_into(buf: &impl Buffer, bytes: &[u8]) -> bool {
+    let Some(mut buf) = buf.write() else {
         return false;
     };
     match buf.get_mut(..bytes.len()) {
@@ -930,17 +931,14 @@ fn copy_into<const L: usize>(buf: &RefCell<[u8; L]>, bytes: &[u8]) -> bool {
 
 /// Moves what waits into slots (the waiting request first, then the held one), as
 /// far as slots are free. `true` when nothing is held: the reader may read on.
-fn settle<const N: usize, const FRAME: usize, const REPLY: usize>(
-    hub: &Hub<'_>,
-    slots: &Slots<N, FRAME, REPLY>,
-) -> bool {
+fn settle<const N: usize, M: Memory<N> + ?Sized>(hub: &Hub<'_>, slots: &M) -> bool {
     let held = hub.held.get();
     if hub.waiting.get().is_none() && !matches!(held, Held::Message(..)) {
         return held == Held::Nothing;
     }
     if let (Some((len, id)), Some(i)) = (hub.waiting.get(), hub.free_slot()) {
-        if let Ok(waiting) = slots.waiting.try_borrow() {
-            fill(slots, i, waiting.get(..len).unwrap_or(&[]), id);
+        if let Some(waiting) = slots.waiting().read() {
+            fill(hub, slots, i, waiting.get(..len).unwrap_or(&[]), id);
             drop(waiting);
             hub.waiting.set(None);
             hub.wake();
@@ -948,12 +946,12 @@ fn settle<const N: usize, const FRAME: usize, const REPLY: usize>(
     }
     if let Held::Message(len, id) = hub.held.get() {
         if hub.waiting.get().is_none() {
-            if let Ok(held) = slots.held.try_borrow() {
+            if let Some(held) = slots.held().read() {
                 let bytes = held.get(..len).unwrap_or(&[]);
                 match hub.free_slot() {
-                    Some(i) => fill(slots, i, bytes, id),
+                    Some(i) => fill(hub, slots, i, bytes, id),
                     None => {
-                        if copy_into(&slots.waiting, bytes) {
+                        if copy_into(slots.waiting(), bytes) {
                             hub.waiting.set(Some((len, id)));
                         }
                     }
@@ -969,9 +967,9 @@ fn settle<const N: usize, const FRAME: usize, const REPLY: usize>(
 
 /// Hands a response with `id` to the handler that awaits it (held until it is read);
 /// a response nobody awaits (late, after a deadline; unknown) is dropped.
-fn route_response<const N: usize, const FRAME: usize, const REPLY: usize>(
+fn route_response<const N: usize, M: Memory<N> + ?Sized>(
     hub: &Hub<'_>,
-    slots: &Slots<N, FRAME, REPLY>,
+    slots: &M,
     frame: &[u8],
     id: Id<'_>,
 ) {
@@ -982,12 +980,12 @@ fn route_response<const N: usize, const FRAME: usize, const REPLY: usize>(
     else {
         return;
     };
-    let slot = slots
+    let slot = hub
         .control
         .iter()
         .position(|c| c.peer.get() == Peer::Waiting(id));
     if let Some(slot) = slot {
-        if copy_into(&slots.held, frame) {
+        if copy_into(slots.held(), frame) {
             hub.held.set(Held::Response(frame.len(), slot));
             hub.wake();
         }
@@ -1040,51 +1038,6 @@ impl Control {
     }
 }
 
-/// The memory of a [`ConcurrentServer`]'s loop: `N` slots, each a frame buffer of
-/// `FRAME` bytes (a message copied out of the framer: the largest message served)
-/// and a reply buffer of `REPLY` bytes (the largest reply), and two more frame
-/// buffers for the reader: the request waiting for a slot, and the frame held while
-/// reading is stopped (or a response for a handler).
-///
-/// Made with a `const fn`; it lives where the loop's future lives (the task), or in
-/// a static cell.
-pub struct Slots<const N: usize, const FRAME: usize, const REPLY: usize> {
-    control: [Control; N],
-    frames: [RefCell<[u8; FRAME]>; N],
-    replies: [RefCell<[u8; REPLY]>; N],
-    waiting: RefCell<[u8; FRAME]>,
-    held: RefCell<[u8; FRAME]>,
-}
-
-impl<const N: usize, const FRAME: usize, const REPLY: usize> Default for Slots<N, FRAME, REPLY> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<const N: usize, const FRAME: usize, const REPLY: usize> fmt::Debug for Slots<N, FRAME, REPLY> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Slots")
-            .field("slots", &N)
-            .field("frame", &FRAME)
-            .field("reply", &REPLY)
-            .finish()
-    }
-}
-
-impl<const N: usize, const FRAME: usize, const REPLY: usize> Slots<N, FRAME, REPLY> {
-    /// Empty slots.
-    pub const fn new() -> Self {
-        Self {
-            control: [const { Control::new() }; N],
-            frames: [const { RefCell::new([0; FRAME]) }; N],
-            replies: [const { RefCell::new([0; REPLY]) }; N],
-            waiting: RefCell::new([0; FRAME]),
-            held: RefCell::new([0; FRAME]),
-        }
-    }
-}
-
 /// Where a request's id is in the buffer that holds the request: its offset and
 /// length (none for a notification, a batch, or what is not a request).
 type IdPlace = Option<(usize, usize)>;
@@ -1106,7 +1059,7 @@ struct Hub<'h> {
     control: &'h [Control],
     outbox: &'h dyn Queue,
     /// The held buffer, for a handler to read the response it awaited.
-    held_buf: &'h RefCell<[u8]>,
+    held_buf: &'h dyn Buffer,
     held: Cell<Held>,
     /// The request waiting for a slot: its length and its id's place.
     waiting: Cell<Option<(usize, IdPlace)>>,
@@ -1219,7 +1172,7 @@ impl<'c, S> Call<'c, S> {
     /// Queues a notification for the peer, waiting while the outbox is full: it goes
     /// out as soon as the writer is free, before this call's reply. `params` as for
     /// [`Outbox::notify`](crate::outbox::Outbox::notify); it may be called more than
-    /// once (each time the message did not fit). `Err(BufferFull)`: it does not fit
+    /// once (each time the message did not fit). `Err(OutboxFull)`: it does not fit
     /// even in an empty outbox.
     pub async fn notify(
         &self,
@@ -1285,7 +1238,7 @@ impl<'c, S> Call<'c, S> {
             Poll::Pending
         })
         .await?;
-        let held = hub.held_buf.try_borrow().map_err(|_| PeerError::Lost)?;
+        let held = hub.held_buf.read().ok_or(PeerError::Lost)?;
         let bytes = held.get(..len).unwrap_or(&[]);
         match parse_response(bytes, hub.limits) {
             Ok(ResponseMessage::Single(Ok(response))) => Ok(read(response.outcome)),

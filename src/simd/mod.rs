@@ -7,7 +7,7 @@
 //!
 //! | build | body | file |
 //! |---|---|---|
-//! | compact (`not(jsonrpc_slice_fast)`: 32-bit targets, the firmware) | one byte at a time | `scalar.rs` |
+//! | compact (32-bit targets, the firmware) | one byte at a time | `scalar.rs` |
 //! | fast, x86_64 (SSE2 is part of the architecture) | 16 bytes, the next 32, then 64 at a time, SSE2 | `sse2.rs` |
 //! | fast, aarch64 with NEON (the baseline of every aarch64 target but the `softfloat` ones) | 16 bytes, then 64 at a time, NEON | `neon.rs` |
 //! | fast, any other 64-bit target | 8 bytes at a time in a `u64` | `swar.rs` |
@@ -67,25 +67,15 @@ pub(crate) mod neon;
 pub(crate) mod sse2;
 #[cfg(any(jsonrpc_slice_fast, test, fuzzing))]
 pub(crate) mod swar;
-#[cfg(jsonrpc_slice_wide)]
-mod wide;
+// What the build takes of the bodies: one file each.
+#[cfg_attr(jsonrpc_slice_fast, path = "build_fast.rs")]
+#[cfg_attr(not(jsonrpc_slice_fast), path = "build_compact.rs")]
+mod build;
 
-/// The body this build uses.
-#[cfg(not(jsonrpc_slice_fast))]
-use scalar as body;
-
-#[cfg(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2"))]
-use sse2 as body;
-
-#[cfg(all(jsonrpc_slice_fast, target_arch = "aarch64", target_feature = "neon"))]
-use neon as body;
-
-#[cfg(all(
-    jsonrpc_slice_fast,
-    not(all(target_arch = "x86_64", target_feature = "sse2")),
-    not(all(target_arch = "aarch64", target_feature = "neon"))
-))]
-use swar as body;
+use build::body;
+#[cfg(test)]
+pub(crate) use build::is_wide;
+pub(crate) use build::{is_utf8, widest};
 
 /// The offset of the first byte at or after `i` that is `"`, `\` or below 0x20, or
 /// `b.len()` if there is none.
@@ -175,10 +165,7 @@ pub mod fuzzing {
 /// has it in one instruction; the NEON and SWAR builds use the scalar body.
 #[inline]
 pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
-    #[cfg(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2"))]
-    return sse2::plain_ascii_mask(b, i);
-    #[cfg(not(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2")))]
-    return scalar::plain_ascii_mask(b, i);
+    body::plain_ascii_mask(b, i)
 }
 
 /// The classes of the bytes of a 64-byte block that the scanner's string loop needs, one
@@ -200,22 +187,7 @@ pub(crate) struct StringClasses {
 /// builds use the scalar body.
 #[inline]
 pub(crate) fn string_classes(block: &[u8; 64]) -> StringClasses {
-    #[cfg(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2"))]
-    return sse2::string_classes(block);
-    #[cfg(not(all(jsonrpc_slice_fast, target_arch = "x86_64", target_feature = "sse2")))]
-    return scalar::string_classes(block);
-}
-
-/// Whether `b` is UTF-8 (strict, as `core::str::from_utf8` has it). With the `std`
-/// feature on the fast build, simdutf8's SIMD check, the widest the CPU has (detected
-/// at run time); otherwise `core::str::from_utf8`, a word at a time over ASCII. Only
-/// the verdict: where an error is, `core` says (the scanner asks it on the cold path).
-#[inline]
-pub(crate) fn is_utf8(b: &[u8]) -> bool {
-    #[cfg(all(feature = "std", jsonrpc_slice_fast))]
-    return simdutf8::basic::from_utf8(b).is_ok();
-    #[cfg(not(all(feature = "std", jsonrpc_slice_fast)))]
-    return core::str::from_utf8(b).is_ok();
+    body::string_classes(block)
 }
 
 /// A piece of the scanner compiled once per instruction set that [`widest`] can pick:
@@ -230,31 +202,11 @@ pub(crate) trait Job {
     fn run(b: &[u8], i: usize, max_depth: u16, level: usize) -> Self::Out;
 }
 
-/// Runs the job `J` out of line, in the widest copy this CPU can run: on x86_64 with
-/// `std`, a copy compiled for AVX2 (with BMI1 and BMI2) when the CPU has them, asked
-/// once at run time (`wide.rs`); elsewhere the one copy for the build's target.
-#[inline(always)]
-pub(crate) fn widest<J: Job>(b: &[u8], i: usize, max_depth: u16, level: usize) -> J::Out {
-    #[cfg(jsonrpc_slice_wide)]
-    return wide::run::<J>(b, i, max_depth, level);
-    #[cfg(not(jsonrpc_slice_wide))]
-    return built::<J>(b, i, max_depth, level);
-}
-
 /// The job `J` out of line, in the copy for the build's target (what [`widest`] runs
 /// where it has no other, and the tests pin against the other).
 #[inline(never)]
 pub(crate) fn built<J: Job>(b: &[u8], i: usize, max_depth: u16, level: usize) -> J::Out {
     J::run(b, i, max_depth, level)
-}
-
-/// Whether [`widest`] runs AVX2 copies on this CPU.
-#[cfg(test)]
-pub(crate) fn is_wide() -> bool {
-    #[cfg(jsonrpc_slice_wide)]
-    return wide::is_wide();
-    #[cfg(not(jsonrpc_slice_wide))]
-    return false;
 }
 
 #[cfg(test)]

@@ -10,6 +10,10 @@ use core::arch::aarch64::{
 };
 
 use super::swar;
+// The NEON build reads a string with escapes a byte at a time: the scalar body's
+// masks (used where this is the build's body).
+#[allow(unused_imports)]
+pub(crate) use super::scalar::{plain_ascii_mask, string_classes};
 
 /// The sixteen bytes of `chunk` in a vector.
 #[inline(always)]

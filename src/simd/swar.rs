@@ -7,6 +7,10 @@
 //! right, which is all a routine reads.
 
 use super::scalar;
+// The SWAR build reads a string with escapes a byte at a time: the scalar body's
+// masks (used where this is the build's body).
+#[allow(unused_imports)]
+pub(crate) use super::scalar::{plain_ascii_mask, string_classes};
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = ONES * 0x80;

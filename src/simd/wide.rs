@@ -8,7 +8,7 @@
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
-use super::Job;
+use crate::simd::Job;
 
 /// What the CPU was found to have: 0 before the first job, then [`NARROW`] or [`WIDE`].
 static FOUND: AtomicU8 = AtomicU8::new(0);
@@ -25,7 +25,7 @@ pub(crate) fn run<J: Job>(b: &[u8], i: usize, max_depth: u16, level: usize) -> J
         // three on this CPU (`FOUND` is `WIDE` only then).
         unsafe { avx2::<J>(b, i, max_depth, level) }
     } else {
-        super::built::<J>(b, i, max_depth, level)
+        crate::simd::built::<J>(b, i, max_depth, level)
     }
 }
 

@@ -22,9 +22,9 @@
 //!
 //! One job each, all of them `impl ResultWriter` blocks over the one struct here:
 //!
-//! - `sink.rs`: the byte sink, with every build branch of the copy: `push` and its
-//!   forms, the room (`end`, the allowance), checkpoints and rollback, and the copy of
-//!   raw JSON values.
+//! - `sink.rs`: the byte sink: the room (`end`, the allowance), checkpoints and
+//!   rollback, the compact build's byte loop; `copy_fast.rs` or `copy_compact.rs`,
+//!   one per build: `push` and its forms, and the copy of raw JSON values.
 //! - `string.rs`: string content, escaped (a loop over `simd::plain_end`).
 //! - `number.rs`: integers' digits; `float.rs`: floats and decimals.
 //! - `reply.rs`: the envelope of replies and error replies, and
@@ -38,6 +38,10 @@ pub(crate) mod float;
 mod number;
 mod reply;
 mod result;
+// The build's copy into the buffer: one file each, the build switch named here alone.
+#[cfg_attr(jsonrpc_slice_fast, path = "copy_fast.rs")]
+#[cfg_attr(not(jsonrpc_slice_fast), path = "copy_compact.rs")]
+mod copy;
 mod sink;
 mod string;
 
@@ -52,10 +56,14 @@ pub(crate) use reply::Message;
 // Cortex-M).
 #[repr(u32)]
 pub enum WriteError {
-    /// The reply does not fit in the output buffer.
+    /// The reply (or the message a client writes) does not fit in the output buffer.
     BufferFull = 1,
     /// A call out of order for the JSON being written (a handler bug).
     Misuse = 2,
+    /// The message does not fit in what is left of an outbox
+    /// ([`Outbox`](crate::outbox::Outbox), `SharedOutbox`): nothing was queued; the
+    /// messages queued before it go out first, or it is too long for the outbox.
+    OutboxFull = 3,
 }
 
 impl fmt::Display for WriteError {
@@ -63,6 +71,7 @@ impl fmt::Display for WriteError {
         f.write_str(match self {
             Self::BufferFull => "reply does not fit in the output buffer",
             Self::Misuse => "result written out of order",
+            Self::OutboxFull => "message does not fit in what is left of the outbox",
         })
     }
 }
@@ -152,8 +161,8 @@ struct ValueState {
 
 impl<'o> ResultWriter<'o> {
     /// A writer over all of `buf`.
-    // Out of line in the compact build (the condition of `scan::FAST_PATHS`): one
-    // copy for the server and the framers' error replies.
+    // Out of line in the compact build: one copy for the server and the framers'
+    // error replies.
     #[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
     pub fn new(buf: &'o mut [u8]) -> Self {
         let end = buf.len();

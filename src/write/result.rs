@@ -150,7 +150,7 @@ impl ResultWriter<'_> {
     }
 
     /// Appends to the open string, escaping as JSON needs.
-    // Out of line in the compact build (the condition of `scan::FAST_PATHS`): flash.
+    // Out of line in the compact build: flash.
     #[cfg_attr(not(jsonrpc_slice_fast), inline(never))]
     pub fn string_push(&mut self, s: &str) -> Result<(), WriteError> {
         if !self.value.in_string {

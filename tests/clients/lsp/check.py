@@ -208,6 +208,25 @@ async def session_utf16():
           raw.get("error") == {"code": -32602, "message": "document not open: file:///not/open.txt"}
           and isinstance(raw.get("id"), str) and set(raw) == {"jsonrpc", "error", "id"}, json.dumps(raw))
 
+    # Requests in flight: `jsonrpc-slice/wait` stays pending until it is released or
+    # cancelled; a hover is answered meanwhile, then the cancellation is, -32800.
+    waiting = client.protocol.send_request_async("jsonrpc-slice/wait", {}, msg_id="wait-1")
+    h = await asyncio.wait_for(client.text_document_hover_async(hover_params(URI, 1, 3)), TIMEOUT)
+    check("a hover is answered while jsonrpc-slice/wait is pending",
+          h is not None and h.contents.value == "`na\u00efve_word`" and not waiting.done(), repr(h))
+    client.protocol.notify("$/cancelRequest", t.CancelParams(id="wait-1"))
+    e = await error_of(asyncio.wait_for(waiting, TIMEOUT))
+    check("$/cancelRequest: the pending request is answered -32800",
+          e is not None and getattr(e, "code", None) == -32800, repr(e))
+    raw = next((m for m in Recording.raw if m.get("id") == "wait-1"), None)
+    check("that reply on the wire: exactly code -32800, its message and the request's id",
+          raw == {"jsonrpc": "2.0", "error": {"code": -32800, "message": "Request cancelled"}, "id": "wait-1"},
+          json.dumps(raw))
+    waiting = client.protocol.send_request_async("jsonrpc-slice/wait", {}, msg_id="wait-2")
+    client.protocol.notify("jsonrpc-slice/release", {})
+    result = await asyncio.wait_for(waiting, TIMEOUT)
+    check("jsonrpc-slice/release: the pending wait answers null", result is None, repr(result))
+
     new_text = "\u00e9\u00e9\u00e9 TODO\n\U0001F600TODO"
     diags = await publish(client, lambda: client.text_document_did_change(t.DidChangeTextDocumentParams(
         text_document=t.VersionedTextDocumentIdentifier(uri=URI, version=2),

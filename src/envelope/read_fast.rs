@@ -1,0 +1,697 @@
+//! The fast build's reader of a message: one pass validates it and fills the slots of
+//! its envelope members, for a request, a response or each element of a batch.
+//!
+//! [`object`], the member loop, is the one reader of an object. Its first guess is
+//! the order most senders write a request in ([`usual`]: `{"jsonrpc":"2.0",`, then
+//! `"method":`, `,"params":` and `,"id":`, or the id first, no whitespace), each key
+//! compared whole and each value read by the rule its member expects; where the
+//! message stops being so, the loop reads on from there, any key in any order (the
+//! envelope's names a word at a time, [`known_key`], others by the walk's own rule,
+//! `scan::key_colon`), each value by the scanner's rules. Every member goes into the
+//! [`Slots`] as its value ends.
+//!
+//! A batch is validated whole by the same loop over its elements ([`validate_batch`]),
+//! and the request members of its first [`RECORDED`] elements are kept as offsets
+//! ([`Recorded`]); once the whole batch is valid they are handed out from there, and
+//! the elements after them (and those of a batch of responses) are read by the loop
+//! again, one at a time, over validated input.
+//!
+//! The loop gives up at anything that is not valid JSON (and on an empty batch): the
+//! validator then reads the message from its start and names the error. The unit tests
+//! and the `validate` fuzz target pin what it makes of any input to a reference reader
+//! (`fuzzing.rs`).
+
+use super::members::{member_decoded, Member, Slots, NAMES, REQUEST_MEMBERS};
+use super::response::{InvalidResponse, Response, ResponseBatch};
+use super::{Batch, Call, Envelope, ResponseMessage, VERSION_LEXEME};
+use crate::error::InvalidRequest;
+use crate::id::Id;
+use crate::limits::Limits;
+use crate::raw::{skip_trusted, RawJson, RawStr};
+use crate::scan::{self, byte_at, skip_ws, skip_ws_to, ScanError, MAX_DEPTH_LIMIT};
+
+/// [`super::parse`]: a batch, or one message. Inlined into its caller, so that a batch
+/// is handed on with no registers saved; each reader out of line.
+#[inline(always)]
+pub(super) fn parse<'a>(input: &'a [u8], limits: &'a Limits) -> Result<Envelope<'a>, ScanError> {
+    let at = skip_ws(input, 0);
+    if byte_at(input, at) == b'[' {
+        return parse_batch(input, at, limits);
+    }
+    // The one call made first, then the envelope (not a whole envelope, records and all,
+    // moved into place on every single message).
+    Ok(Envelope::Single(single(input, at, limits)?))
+}
+
+/// [`parse`] of a message that is not a batch, whose first byte is at `at`.
+#[inline(never)]
+fn single<'a>(input: &'a [u8], at: usize, limits: &Limits) -> Result<Call<'a>, ScanError> {
+    let max_depth = limits.depth_in_force();
+    if byte_at(input, at) != b'{' {
+        scan::text(input, max_depth)?;
+        return Ok(Call::Invalid {
+            id: Id::NULL,
+            reason: InvalidRequest::NotAnObject,
+        });
+    }
+    let mut slots = Slots::default();
+    message(input, at, max_depth, &mut slots)?;
+    Ok(slots.request(limits))
+}
+
+/// [`parse`] of a batch, its `[` at `at`.
+#[inline(never)]
+fn parse_batch<'a>(
+    input: &'a [u8],
+    at: usize,
+    limits: &'a Limits,
+) -> Result<Envelope<'a>, ScanError> {
+    Ok(match elements(input, at, limits)? {
+        Ok(elements) => Envelope::Batch(Batch { elements }),
+        Err(reason) => Envelope::Single(Call::Invalid {
+            id: Id::NULL,
+            reason,
+        }),
+    })
+}
+
+/// [`super::parse_response`].
+pub(super) fn parse_response<'a>(
+    input: &'a [u8],
+    limits: &'a Limits,
+) -> Result<ResponseMessage<'a>, ScanError> {
+    let at = skip_ws(input, 0);
+    Ok(match byte_at(input, at) {
+        b'{' => {
+            let mut slots = Slots::default();
+            message(input, at, limits.depth_in_force(), &mut slots)?;
+            ResponseMessage::Single(slots.response())
+        }
+        b'[' => match elements(input, at, limits)? {
+            Ok(mut elements) => {
+                // The records keep a request's members only: all are read again.
+                elements.forget_records();
+                ResponseMessage::Batch(ResponseBatch { elements })
+            }
+            Err(InvalidRequest::EmptyBatch) => {
+                ResponseMessage::Single(Err(InvalidResponse::EmptyBatch))
+            }
+            Err(_) => ResponseMessage::Single(Err(InvalidResponse::BatchTooLarge)),
+        },
+        _ => {
+            scan::text(input, limits.depth_in_force())?;
+            ResponseMessage::Single(Err(InvalidResponse::NotAnObject))
+        }
+    })
+}
+
+/// Reads the message `input`, one object whose `{` is at `at`, with at most
+/// `max_depth` containers open at once, its members into `slots`; or the error the
+/// validator names.
+#[inline(always)]
+fn message<'a>(
+    input: &'a [u8],
+    at: usize,
+    max_depth: u16,
+    slots: &mut Slots<'a>,
+) -> Result<(), ScanError> {
+    let read = max_depth
+        .min(MAX_DEPTH_LIMIT)
+        .checked_sub(1)
+        .and_then(|inner| object(input, at, inner, slots))
+        .is_some_and(|end| ends_at(input, end));
+    if read {
+        return Ok(());
+    }
+    gave_up(input, max_depth)
+}
+
+/// The validator's verdict on what the member loop gave up on: the error. (The loop
+/// gives up on invalid JSON only, so the validator always finds one; were it to find
+/// none, the answer would still be an error, never a guess.)
+#[cold]
+#[inline(never)]
+fn gave_up(input: &[u8], max_depth: u16) -> Result<(), ScanError> {
+    let (start, _) = scan::text(input, max_depth)?;
+    Err(ScanError {
+        kind: scan::ScanErrorKind::UnexpectedByte,
+        offset: start,
+    })
+}
+
+/// The members of the object whose `{` is at `at`, each value with at most `inner`
+/// containers open inside it, into `slots`: the offset after its `}`, or `None` at
+/// anything that is not valid JSON. The member loop: its first guess is [`usual`],
+/// then each member in any order.
+#[inline(always)]
+fn object<'a, S: Fill<'a>>(input: &'a [u8], at: usize, inner: u16, slots: &mut S) -> Option<usize> {
+    let mut i = match usual(input, at, inner, slots)? {
+        Next::Key(i) => i,
+        Next::End(end) => return Some(end),
+    };
+    loop {
+        // Here a key's opening quote is expected at `i`.
+        if byte_at(input, i) != b'"' {
+            return None;
+        }
+        let (member, start) = match known_key(input, i) {
+            Some((member, after)) => (member, skip_ws_after_separator(input, after)),
+            None => other_key(input, i)?,
+        };
+        // A string and a number are asked for before the rest (a `match` put a range
+        // check first).
+        let c = byte_at(input, start);
+        let end = if c == b'"' {
+            scan::string(input, start).ok()?
+        } else if c == b'-' || c.is_ascii_digit() {
+            scan::number(input, start).ok()?
+        } else if c == b'[' {
+            scan::array(input, start, inner)?
+        } else {
+            scan::value(input, start, inner).ok()?
+        };
+        slots.fill(input, member, start, end);
+        i = match after_value(input, end)? {
+            Next::Key(i) => i,
+            Next::End(end) => return Some(end),
+        };
+    }
+}
+
+/// What the member loop fills as each member's value ends: the [`Slots`] of a message
+/// or of an element read again, or the [`Recorded`] offsets of a batch element.
+trait Fill<'a> {
+    /// The member `m`'s value is at `start..end` of `input` (validated).
+    fn fill(&mut self, input: &'a [u8], m: Member, start: usize, end: usize);
+}
+
+impl<'a> Fill<'a> for Slots<'a> {
+    #[inline(always)]
+    fn fill(&mut self, input: &'a [u8], m: Member, start: usize, end: usize) {
+        self.record(m, value(input, start, end));
+    }
+}
+
+impl<'a> Fill<'a> for Recorded {
+    // The offsets fit: the records are used when the message is at most `u16::MAX`
+    // bytes long.
+    #[inline(always)]
+    fn fill(&mut self, _: &'a [u8], m: Member, start: usize, end: usize) {
+        if let Some(span) = self.spans.get_mut(m as usize) {
+            if span[1] != 0 {
+                self.flags |= 1 << m as u8;
+            }
+            *span = [start as u16, end.wrapping_sub(start) as u16];
+        }
+    }
+}
+
+/// Where the member loop goes on: a key expected at this offset, or the object ended
+/// just before it.
+enum Next {
+    Key(usize),
+    End(usize),
+}
+
+/// After a member's value, which ends at `end`: the next key after the `,`, or the end
+/// after the `}`; `None` at anything else.
+#[inline(always)]
+fn after_value(input: &[u8], end: usize) -> Option<Next> {
+    match skip_ws_to(input, end) {
+        (comma, b',') => Some(Next::Key(skip_ws_after_separator(input, comma + 1))),
+        (close, b'}') => Some(Next::End(close + 1)),
+        _ => None,
+    }
+}
+
+/// The member loop's first guess, the object whose `{` is at `at` as most senders
+/// write a request: [`OPENING`], then `"method":` and a string, `,"params":` and an
+/// array or an object, and `,"id":` and a number or a string, in this order or with the
+/// id right after the opening, no whitespace. Reads the members so written into
+/// `slots`, each value by the scanner's rules (at most `inner` containers open inside
+/// it), and says where the loop goes on: at the first key that is not so (the loop
+/// reads it), or after the object. `None` at anything that is not valid JSON.
+#[inline(always)]
+fn usual<'a, S: Fill<'a>>(input: &'a [u8], at: usize, inner: u16, slots: &mut S) -> Option<Next> {
+    if at_bytes(input, at) != Some(OPENING) {
+        let i = skip_ws(input, at + 1);
+        return Some(if byte_at(input, i) == b'}' {
+            Next::End(i + 1)
+        } else {
+            Next::Key(i)
+        });
+    }
+    let version = at + OPENING.len() - 1 - VERSION_LEXEME.len();
+    slots.fill(
+        input,
+        Member::Jsonrpc,
+        version,
+        version + VERSION_LEXEME.len(),
+    );
+    let mut key = at + OPENING.len();
+    // The id first (asked only when the method is not: the usual order, method first,
+    // pays nothing for it).
+    if at_bytes(input, key) != Some(METHOD) {
+        if at_bytes(input, key) != Some(ID_FIRST) {
+            return Some(Next::Key(skip_ws_after_separator(input, key)));
+        }
+        let start = key + ID_FIRST.len();
+        let Some(end) = id(input, start)? else {
+            return Some(Next::Key(key));
+        };
+        slots.fill(input, Member::Id, start, end);
+        if byte_at(input, end) != b',' || at_bytes(input, end + 1) != Some(METHOD) {
+            return after_value(input, end);
+        }
+        key = end + 1;
+    }
+    let start = key + METHOD.len();
+    if byte_at(input, start) != b'"' {
+        return Some(Next::Key(key));
+    }
+    let mut end = scan::string(input, start).ok()?;
+    slots.fill(input, Member::Method, start, end);
+    if at_bytes(input, end) == Some(PARAMS) {
+        let start = end + PARAMS.len();
+        let close = match byte_at(input, start) {
+            b'[' => scan::array(input, start, inner)?,
+            b'{' => scan::value(input, start, inner).ok()?,
+            _ => return Some(Next::Key(end + 1)),
+        };
+        slots.fill(input, Member::Params, start, close);
+        end = close;
+    }
+    if at_bytes(input, end) == Some(ID) {
+        let start = end + ID.len();
+        let Some(close) = id(input, start)? else {
+            return Some(Next::Key(end + 1));
+        };
+        slots.fill(input, Member::Id, start, close);
+        end = close;
+    }
+    after_value(input, end)
+}
+
+/// How most senders begin a message (and each element of a batch): the object's
+/// `{`, `jsonrpc` as its first member with the value `"2.0"`, and the comma after it.
+/// Valid JSON as it stands, so [`usual`] compares it whole and reads on after it.
+const OPENING: &[u8; 17] = b"{\"jsonrpc\":\"2.0\",";
+// OPENING's version is `VERSION_LEXEME`, just before its comma.
+const _: () = {
+    let at = OPENING.len() - VERSION_LEXEME.len() - 1;
+    let mut k = 0;
+    while k < VERSION_LEXEME.len() {
+        assert!(OPENING[at + k] == VERSION_LEXEME[k]);
+        k += 1;
+    }
+};
+
+/// The other keys of [`usual`], with the bytes around them.
+const METHOD: &[u8; 9] = b"\"method\":";
+const PARAMS: &[u8; 10] = b",\"params\":";
+const ID: &[u8; 6] = b",\"id\":";
+const ID_FIRST: &[u8; 5] = b"\"id\":";
+
+/// The `N` bytes at `i`, if there are so many.
+#[inline(always)]
+fn at_bytes<const N: usize>(input: &[u8], i: usize) -> Option<&[u8; N]> {
+    input.get(i..i + N)?.first_chunk()
+}
+
+/// [`usual`]'s id at `start`: `Some(None)` when it is not a number or a string (the
+/// loop reads it), `None` when it is not valid JSON.
+#[inline(always)]
+fn id(input: &[u8], start: usize) -> Option<Option<usize>> {
+    let c = byte_at(input, start);
+    Some(Some(if c == b'"' {
+        scan::string(input, start).ok()?
+    } else if c == b'-' || c.is_ascii_digit() {
+        scan::number(input, start).ok()?
+    } else {
+        return Some(None);
+    }))
+}
+
+/// The value at `start..end` of `input` (validated).
+#[inline(always)]
+fn value(input: &[u8], start: usize, end: usize) -> RawJson<'_> {
+    RawJson::trusted(input.get(start..end).unwrap_or(&[]))
+}
+
+/// A little-endian word of up to eight bytes.
+const fn le(s: &[u8]) -> u64 {
+    let mut w = 0u64;
+    let mut k = 0;
+    while k < s.len() {
+        w |= (s[k] as u64) << (8 * k);
+        k += 1;
+    }
+    w
+}
+
+/// The envelope keys as most senders write them: the name, its closing quote and the
+/// colon, read in one word. At the opening quote `i` of a key: the member and the
+/// offset just after the colon, when the key is one of them (plain ASCII letters, so
+/// valid JSON as they stand); anything else, escapes or whitespace included, goes the
+/// general way ([`other_key`]).
+#[inline(always)]
+fn known_key(input: &[u8], i: usize) -> Option<(Member, usize)> {
+    let w = match input.get(i + 1..i + 9).and_then(|r| r.first_chunk::<8>()) {
+        Some(w) => u64::from_le_bytes(*w),
+        // Near the end of the input: the last member is often a short id.
+        None => {
+            return match input.get(i + 1..i + 5) {
+                Some(b"id\":") => Some((Member::Id, i + 5)),
+                _ => None,
+            }
+        }
+    };
+    const METHOD: u64 = le(b"method\":");
+    const PARAMS: u64 = le(b"params\":");
+    const RESULT: u64 = le(b"result\":");
+    const JSONRPC: u64 = le(b"jsonrpc\"");
+    const ID: u64 = le(b"id\":");
+    const ERROR: u64 = le(b"error\":");
+    match w {
+        METHOD => return Some((Member::Method, i + 9)),
+        PARAMS => return Some((Member::Params, i + 9)),
+        RESULT => return Some((Member::Result, i + 9)),
+        JSONRPC if byte_at(input, i + 9) == b':' => return Some((Member::Jsonrpc, i + 10)),
+        _ => {}
+    }
+    if w & 0xFFFF_FFFF == ID {
+        return Some((Member::Id, i + 5));
+    }
+    if w & 0x00FF_FFFF_FFFF_FFFF == ERROR {
+        return Some((Member::Error, i + 8));
+    }
+    None
+}
+
+/// Any other key than [`known_key`]'s (another name, escapes, whitespace before the
+/// colon), its quote at `i`, by the walk's own rule: the member it names (escapes
+/// decoded) and where its value starts. Out of line, and the slots not lent to it: the
+/// known keys' loop keeps them in registers.
+#[cold]
+#[inline(never)]
+fn other_key(input: &[u8], i: usize) -> Option<(Member, usize)> {
+    let (key, key_end, value) = scan::key_colon(input, i).ok()?;
+    let raw = RawStr::trusted(input.get(key + 1..key_end.saturating_sub(1)).unwrap_or(&[]));
+    let member = match raw.as_raw() {
+        b"jsonrpc" => Member::Jsonrpc,
+        b"method" => Member::Method,
+        b"params" => Member::Params,
+        b"id" => Member::Id,
+        b"result" => Member::Result,
+        b"error" => Member::Error,
+        _ if raw.has_escapes() => member_decoded(raw, &NAMES),
+        _ => Member::Other,
+    };
+    Some((member, value))
+}
+
+/// [`skip_ws`] after a member's `:` or `,`, where one space is common (as Python's
+/// `json.dumps` writes them): that space is read inline too.
+#[inline(always)]
+fn skip_ws_after_separator(b: &[u8], i: usize) -> usize {
+    let c = byte_at(b, i);
+    if c > b' ' {
+        return i;
+    }
+    if c == b' ' && byte_at(b, i + 1) > b' ' {
+        return i + 1;
+    }
+    skip_ws(b, i)
+}
+
+/// Whether nothing but whitespace follows `end` in `input`.
+#[inline(always)]
+fn ends_at(input: &[u8], end: usize) -> bool {
+    end == input.len() || skip_ws(input, end) == input.len()
+}
+
+/// How many elements of a batch keep their request members from the validating pass.
+/// Each costs [`Recorded`]'s 18 bytes in [`Envelope`].
+pub(super) const RECORDED: usize = 10;
+
+/// The request members of one batch element, as the validating pass found them:
+/// offsets into the message (the records are used when the message is at most
+/// `u16::MAX` bytes long).
+#[derive(Copy, Clone)]
+struct Recorded {
+    /// The values of `jsonrpc`, `method`, `params` and `id` (indexed by `Member as
+    /// usize`): start and length; `[0, 0]` when absent (no value is empty).
+    spans: [[u16; 2]; 4],
+    /// Bit `Member as u8` set for each of the request members given twice, and
+    /// [`NOT_AN_OBJECT`].
+    flags: u8,
+}
+
+/// [`Recorded::flags`]: the element is not an object.
+const NOT_AN_OBJECT: u8 = 1 << 7;
+const _: () = assert!(NOT_AN_OBJECT & REQUEST_MEMBERS == 0);
+
+impl Recorded {
+    /// A record of an object with no request member yet.
+    const EMPTY: Self = Self {
+        spans: [[0; 2]; 4],
+        flags: 0,
+    };
+
+    /// The call its element is, read from `input` by `limits`.
+    #[inline(always)]
+    fn call<'a>(&self, input: &'a [u8], limits: &Limits) -> Call<'a> {
+        if self.flags & NOT_AN_OBJECT != 0 {
+            return Call::Invalid {
+                id: Id::NULL,
+                reason: InvalidRequest::NotAnObject,
+            };
+        }
+        let value = |[from, len]: [u16; 2]| {
+            let from = from as usize;
+            (len != 0)
+                .then(|| input.get(from..from + len as usize))
+                .flatten()
+                .map(RawJson::trusted)
+        };
+        let [jsonrpc, method, params, id] = self.spans.map(value);
+        Slots {
+            values: [jsonrpc, method, params, id, None, None],
+            duplicates: self.flags & REQUEST_MEMBERS,
+        }
+        .request(limits)
+    }
+}
+
+/// The elements of a validated batch, handed out one at a time: from the records of
+/// the validating pass where there are some, else read again by the member loop.
+#[derive(Clone)]
+pub(super) struct Elements<'a> {
+    /// The message up to the batch's `]`: the offsets are into this.
+    input: &'a [u8],
+    /// How many elements the batch has.
+    len: usize,
+    /// How many have been handed out.
+    taken: usize,
+    /// How many of the first elements are recorded.
+    recorded: usize,
+    records: [Recorded; RECORDED],
+    /// Where the first element not recorded starts, then the next one.
+    pos: usize,
+    limits: &'a Limits,
+}
+
+impl core::fmt::Debug for Elements<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Elements").field("len", &self.len).finish()
+    }
+}
+
+/// Validates the batch of the message `input`, its `[` at `at`, by the member loop:
+/// its elements, or why it is answered as one invalid message.
+#[inline(always)]
+fn elements<'a>(
+    input: &'a [u8],
+    at: usize,
+    limits: &'a Limits,
+) -> Result<Result<Elements<'a>, InvalidRequest>, ScanError> {
+    let max_depth = limits.depth_in_force();
+    let mut records = [Recorded::EMPTY; RECORDED];
+    let Some((end, len, after)) = validate_batch(input, at, max_depth, &mut records) else {
+        // What it gives up on, the validator names the error of; or it is empty.
+        scan::text(input, max_depth)?;
+        return Ok(Err(InvalidRequest::EmptyBatch));
+    };
+    if len > limits.max_batch {
+        return Ok(Err(InvalidRequest::BatchTooLarge));
+    }
+    let input = input.get(..end).unwrap_or(&[]);
+    // The offsets of a longer message do not fit the records: none is used.
+    let (recorded, pos) = if input.len() <= u16::MAX as usize {
+        (len.min(RECORDED), after)
+    } else {
+        (0, skip_ws(input, at + 1))
+    };
+    Ok(Ok(Elements {
+        input,
+        len,
+        taken: 0,
+        recorded,
+        records,
+        pos,
+        limits,
+    }))
+}
+
+/// The batch whose `[` is at `at`, validated by the member loop, with at most
+/// `max_depth` containers open at once, the request members of its first elements
+/// recorded: the offset after its `]`, its number of elements, and where the first
+/// element not recorded starts; `None` when it gave up (not valid JSON, or empty).
+#[inline(always)]
+fn validate_batch(
+    input: &[u8],
+    at: usize,
+    max_depth: u16,
+    records: &mut [Recorded; RECORDED],
+) -> Option<(usize, usize, usize)> {
+    // The batch is one level and an element another.
+    let element = max_depth.min(MAX_DEPTH_LIMIT).checked_sub(1)?;
+    let mut i = skip_ws(input, at + 1);
+    let (mut len, mut after) = (0, i);
+    // Where the elements past the records are recorded, each over the last.
+    let mut past;
+    loop {
+        let record = match records.get_mut(len) {
+            Some(record) => record,
+            None => {
+                past = Recorded::EMPTY;
+                &mut past
+            }
+        };
+        let end = if byte_at(input, i) == b'{' {
+            object(input, i, element.checked_sub(1)?, record)?
+        } else {
+            record.flags = NOT_AN_OBJECT;
+            scan::value(input, i, element).ok()?
+        };
+        len += 1;
+        match skip_ws_to(input, end) {
+            (comma, b',') => {
+                i = skip_ws(input, comma + 1);
+                if len == RECORDED {
+                    after = i;
+                }
+            }
+            (close, b']') => {
+                let end = close + 1;
+                return ends_at(input, end).then_some((end, len, after));
+            }
+            _ => return None,
+        }
+    }
+}
+
+impl<'a> Elements<'a> {
+    /// The number of elements.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Every element read again by the member loop (for a batch of responses).
+    fn forget_records(&mut self) {
+        self.recorded = 0;
+        self.pos = skip_ws(self.input, skip_ws(self.input, 0) + 1);
+    }
+
+    /// The next element as a call, from its record or read again.
+    #[inline(always)]
+    fn next_call(&mut self) -> Option<Call<'a>> {
+        let k = self.taken;
+        if k >= self.len {
+            return None;
+        }
+        self.taken = k + 1;
+        if k < self.recorded {
+            if let Some(record) = self.records.get(k) {
+                return Some(record.call(self.input, self.limits));
+            }
+        }
+        let mut slots = Slots::default();
+        Some(if self.read_next(&mut slots) {
+            slots.request(self.limits)
+        } else {
+            Call::Invalid {
+                id: Id::NULL,
+                reason: InvalidRequest::NotAnObject,
+            }
+        })
+    }
+
+    /// Reads the element at `pos` (validated) by the member loop: `true` when it is an
+    /// object (its members put into `slots`), `false` when it is not; then steps past
+    /// it and its comma.
+    #[inline(always)]
+    fn read_next(&mut self, slots: &mut Slots<'a>) -> bool {
+        let (input, start) = (self.input, self.pos);
+        let object = byte_at(input, start) == b'{';
+        let end = if object {
+            // Validated at the limits in force: the widest limit only reads it again.
+            object_or_end(input, start, slots)
+        } else {
+            skip_trusted(input, start)
+        };
+        let next = skip_ws(input, end);
+        self.pos = if byte_at(input, next) == b',' {
+            skip_ws(input, next + 1)
+        } else {
+            input.len()
+        };
+        object
+    }
+}
+
+/// [`object`] of a validated object at `start`: the offset after it (the end of
+/// `input` were it not valid, which ends the batch).
+#[inline(never)]
+fn object_or_end<'a>(input: &'a [u8], start: usize, slots: &mut Slots<'a>) -> usize {
+    object(input, start, MAX_DEPTH_LIMIT, slots).unwrap_or(input.len())
+}
+
+impl<'a> Iterator for Batch<'a> {
+    type Item = Call<'a>;
+
+    // Inline into the caller's loop: out of line, each element pays for the call's
+    // registers saved and the call returned through memory.
+    #[inline(always)]
+    fn next(&mut self) -> Option<Call<'a>> {
+        self.elements.next_call()
+    }
+}
+
+impl<'a> Iterator for ResponseBatch<'a> {
+    type Item = Result<Response<'a>, InvalidResponse>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let elements = &mut self.elements;
+        if elements.taken >= elements.len {
+            return None;
+        }
+        elements.taken += 1;
+        let mut slots = Slots::default();
+        Some(if elements.read_next(&mut slots) {
+            slots.response()
+        } else {
+            Err(InvalidResponse::NotAnObject)
+        })
+    }
+}
+
+/// For the tests and the fuzz target: how far [`usual`], the loop's first guess, read
+/// the object whose `{` is at `at` (validated): all of it, or not.
+#[cfg(any(test, fuzzing))]
+pub(super) fn usual_reads_all(input: &[u8], at: usize) -> bool {
+    matches!(
+        usual(input, at, MAX_DEPTH_LIMIT - 1, &mut Slots::default()),
+        Some(Next::End(_))
+    )
+}

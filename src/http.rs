@@ -1,0 +1,624 @@
+//! JSON-RPC 2.0 over HTTP/1.1, on hyper 1 and tokio (feature `hyper`): [`HttpServer`].
+//!
+//! The HTTP rules: `POST` only (else `405` with `Allow: POST`), on any path; the
+//! request's `Content-Type` is `application/json` (parameters allowed;
+//! `application/json-rpc` and `application/jsonrequest` too), else `415`; a body over
+//! [`Settings::max_body`] is `413`. A reply is `200` with `Content-Type:
+//! application/json`, JSON-RPC errors included; a message that gets no reply (a
+//! notification, a batch of them) is `204` with no body. A request not answered within
+//! [`Settings::request_timeout`] is `503`.
+//!
+//! What holds a server down when copied from an example is bounded here, each bound a
+//! named [`Settings`] field with a production default:
+//!
+//! - **connections**: at most [`Settings::max_connections`] (1,000, below the usual
+//!   descriptor limit of 1,024). A client that comes when all are open is served
+//!   once the oldest idle one is closed for it; while none is idle, it waits in the
+//!   listen backlog.
+//! - **time**: a request head must arrive within [`Settings::header_timeout`] (10 s,
+//!   hyper's timer installed: a slowloris peer is closed); a keep-alive connection
+//!   idle for [`Settings::idle_timeout`] (5 s) is closed.
+//! - **memory**: no buffer belongs to a connection. A request takes a pair (body and
+//!   reply) from a pool of [`Settings::buffers`] (64) when its head has arrived, and
+//!   gives it back once its reply is sent; a pair is allocated the first time the pool
+//!   runs short, then reused. Its pages are touched only as far as bodies and replies
+//!   reach. 1,000 idle connections hold hyper's and tokio's few kilobytes each.
+//! - **shutdown**: [`HttpServer::serve_until`] stops accepting when its signal comes,
+//!   closes idle connections, lets requests in flight finish for up to
+//!   [`Settings::shutdown_grace`] (10 s), then drops the rest.
+//!
+//! Handlers are the codec's ([`Server::handle`]): synchronous, each given a context
+//! made for its request.
+
+use std::convert::Infallible;
+use std::future::{poll_fn, Future};
+use std::io;
+use std::pin::{pin, Pin};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use std::vec;
+use std::vec::Vec;
+
+use hyper::body::{Body, Buf, Frame, Incoming, SizeHint};
+use hyper::header::{HeaderMap, HeaderValue, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinSet;
+
+use crate::Server;
+
+/// An [`HttpServer`]'s bounds. [`Settings::default`] is the production default of each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// The most connections open at once (0 is taken as 1). Keep it below the
+    /// process's descriptor limit: a client that comes when all are open is served
+    /// once the oldest idle connection has been closed for it. Default 1,000.
+    pub max_connections: usize,
+    /// The longest a request head may take to arrive, from the connection's start or
+    /// its first byte (hyper's `header_read_timeout`, with tokio's timer); a peer that
+    /// is slower is closed. Default 10 s.
+    pub header_timeout: Duration,
+    /// How long a keep-alive connection may stay without a request in flight before it
+    /// is closed. Default 5 s.
+    pub idle_timeout: Duration,
+    /// The longest a request may take, its body read and its reply made: past it the
+    /// answer is `503` and the connection closes. Default 30 s.
+    pub request_timeout: Duration,
+    /// The largest request body, in bytes: a larger one is `413`. Default 1 MiB.
+    pub max_body: usize,
+    /// The reply buffer, in bytes: a reply that does not fit is the codec's `-32603`
+    /// (see [`Server::handle`]). Default 1 MiB + 64 KiB (a batch of errors is larger
+    /// than its request).
+    pub max_reply: usize,
+    /// How many body and reply buffer pairs exist at most, so how many requests are
+    /// read and answered at once; more wait for a pair (within their time limit).
+    /// Default 64.
+    pub buffers: usize,
+    /// On shutdown, how long requests in flight may take to finish. Default 10 s.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            max_connections: 1_000,
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(30),
+            max_body: 1024 * 1024,
+            max_reply: 1024 * 1024 + 64 * 1024,
+            buffers: 64,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A JSON-RPC 2.0 server over HTTP/1.1: a [`Server`]'s methods behind the rules and
+/// bounds of the [module docs](self).
+///
+/// ```no_run
+/// use jsonrpc_slice::http::HttpServer;
+/// use jsonrpc_slice::{demo, Server};
+///
+/// static SERVER: Server<()> = Server::new(demo::TABLE);
+///
+/// # async fn run() -> std::io::Result<()> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8545").await?;
+/// HttpServer::new(&SERVER, || ()).serve(listener).await
+/// # }
+/// ```
+pub struct HttpServer<C: 'static> {
+    server: &'static Server<C>,
+    context: Arc<dyn Fn() -> C + Send + Sync>,
+    settings: Settings,
+}
+
+impl<C: 'static> core::fmt::Debug for HttpServer<C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("HttpServer")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<C: 'static> HttpServer<C>
+where
+    Server<C>: Sync,
+{
+    /// A server for `server`'s methods; `context` makes each request's context.
+    /// [`Settings::default`] bounds it.
+    pub fn new(
+        server: &'static Server<C>,
+        context: impl Fn() -> C + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            server,
+            context: Arc::new(context),
+            settings: Settings::default(),
+        }
+    }
+
+    /// The same server with other bounds.
+    pub fn with_settings(mut self, settings: Settings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// Serves the connections `listener` accepts, for ever (an error comes only from
+    /// the listener, and one that a closing connection would cure, out of
+    /// descriptors, is waited out).
+    pub async fn serve(self, listener: TcpListener) -> io::Result<()> {
+        self.serve_until(listener, std::future::pending()).await
+    }
+
+    /// Serves until `shutdown` completes, then shuts down gracefully: no more
+    /// connections accepted, idle ones closed, requests in flight given
+    /// [`Settings::shutdown_grace`] to finish; returns once every connection is
+    /// closed.
+    pub async fn serve_until(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()>,
+    ) -> io::Result<()> {
+        let settings = self.settings;
+        let shared = Arc::new(Shared {
+            server: self.server,
+            context: self.context,
+            pool: Arc::new(Pool {
+                free: Mutex::new(Vec::with_capacity(settings.buffers)),
+                permits: Arc::new(Semaphore::new(settings.buffers.max(1))),
+                body: settings.max_body,
+                reply: settings.max_reply,
+            }),
+            conns: Mutex::new(Vec::with_capacity(settings.max_connections)),
+            changed: Notify::new(),
+            epoch: Instant::now(),
+            next_id: AtomicU64::new(0),
+            settings,
+        });
+        let mut tasks = JoinSet::new();
+        let mut shutdown = pin!(shutdown);
+        let result = loop {
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
+                () = shutdown.as_mut() => break Ok(()),
+            };
+            while tasks.try_join_next().is_some() {}
+            let stream = match accepted {
+                Ok((stream, _)) => stream,
+                // Out of descriptors: wait for a connection to close.
+                Err(e) if out_of_descriptors(&e) => {
+                    tokio::select! {
+                        () = tokio::time::sleep(Duration::from_millis(50)) => continue,
+                        () = shutdown.as_mut() => break Ok(()),
+                    }
+                }
+                // The client left before it was accepted (ECONNABORTED and kin).
+                Err(e) if is_per_connection(&e) => continue,
+                Err(e) => break Err(e),
+            };
+            tokio::select! {
+                () = shared.make_room() => {}
+                () = shutdown.as_mut() => break Ok(()),
+            }
+            let conn = shared.open();
+            tasks.spawn(connection(shared.clone(), conn, stream));
+        };
+        drop(listener);
+        for conn in lock(&shared.conns).iter() {
+            conn.close();
+        }
+        let grace = shared.settings.shutdown_grace;
+        let _ =
+            tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await;
+        tasks.shutdown().await;
+        result
+    }
+}
+
+fn out_of_descriptors(e: &io::Error) -> bool {
+    // EMFILE, ENFILE (Linux, the BSDs and macOS alike), ENOBUFS, ENOMEM.
+    matches!(e.raw_os_error(), Some(23 | 24 | 105 | 12 | 55))
+}
+
+fn is_per_connection(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::Interrupted
+            | io::ErrorKind::WouldBlock
+    )
+}
+
+/// What every connection and request of one server shares.
+struct Shared<C: 'static> {
+    server: &'static Server<C>,
+    context: Arc<dyn Fn() -> C + Send + Sync>,
+    settings: Settings,
+    pool: Arc<Pool>,
+    /// The open connections, oldest first.
+    conns: Mutex<Vec<Arc<Conn>>>,
+    /// A connection closed or went idle.
+    changed: Notify,
+    /// The origin of `Conn::idle_since`.
+    epoch: Instant,
+    next_id: AtomicU64,
+}
+
+/// One open connection, as the accept loop sees it.
+struct Conn {
+    id: u64,
+    /// Requests in flight.
+    busy: AtomicUsize,
+    /// When the last request ended (or the connection opened), in nanoseconds from
+    /// `Shared::epoch`.
+    idle_since: AtomicU64,
+    /// Asked to close (once).
+    closing: AtomicBool,
+    close: Notify,
+}
+
+impl Conn {
+    fn close(&self) {
+        if !self.closing.swap(true, Ordering::AcqRel) {
+            self.close.notify_one();
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Nothing panics while one of these is held.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<C: 'static> Shared<C> {
+    fn now(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// Waits until a connection may open: below the cap, or once the oldest idle
+    /// connection has closed for it.
+    async fn make_room(&self) {
+        loop {
+            {
+                let conns = lock(&self.conns);
+                // At least one: a cap of 0 would never accept.
+                if conns.len() < self.settings.max_connections.max(1) {
+                    return;
+                }
+                let idle = conns.iter().filter(|c| c.busy.load(Ordering::Acquire) == 0);
+                let closing = idle.clone().any(|c| c.closing.load(Ordering::Acquire));
+                if !closing {
+                    let oldest = idle.min_by_key(|c| c.idle_since.load(Ordering::Acquire));
+                    if let Some(oldest) = oldest {
+                        oldest.close();
+                    }
+                }
+            }
+            // A permit stored by a change since the check above wakes this at once.
+            self.changed.notified().await;
+        }
+    }
+
+    fn open(&self) -> Arc<Conn> {
+        let conn = Arc::new(Conn {
+            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            busy: AtomicUsize::new(0),
+            idle_since: AtomicU64::new(self.now()),
+            closing: AtomicBool::new(false),
+            close: Notify::new(),
+        });
+        lock(&self.conns).push(conn.clone());
+        conn
+    }
+
+    fn closed(&self, conn: &Conn) {
+        lock(&self.conns).retain(|c| c.id != conn.id);
+        self.changed.notify_one();
+    }
+}
+
+/// Serves one connection until the peer closes it or it is closed (idle, for a new
+/// client, at shutdown).
+async fn connection<C: 'static>(shared: Arc<Shared<C>>, conn: Arc<Conn>, stream: TcpStream)
+where
+    Server<C>: Sync,
+{
+    let _ = stream.set_nodelay(true);
+    let settings = &shared.settings;
+    let service = {
+        let (shared, conn) = (shared.clone(), conn.clone());
+        hyper::service::service_fn(move |req| request(shared.clone(), conn.clone(), req))
+    };
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(settings.header_timeout);
+    let mut http = pin!(builder.serve_connection(TokioIo::new(stream), service));
+    let idle = settings.idle_timeout;
+    let mut closing = false;
+    loop {
+        let since = conn.idle_since.load(Ordering::Acquire);
+        let busy = conn.busy.load(Ordering::Acquire) > 0;
+        let idle_for = Duration::from_nanos(shared.now().saturating_sub(since));
+        if !closing && !busy && idle_for >= idle {
+            conn.close();
+        }
+        // Busy: looked at again one idle timeout from now, by when it may be idle.
+        let wait = if busy {
+            idle
+        } else {
+            idle.saturating_sub(idle_for)
+        };
+        tokio::select! {
+            _ = http.as_mut() => break,
+            () = conn.close.notified(), if !closing => {
+                closing = true;
+                http.as_mut().graceful_shutdown();
+            }
+            () = tokio::time::sleep(wait), if !closing => {}
+        }
+    }
+    shared.closed(&conn);
+}
+
+/// Marks a connection busy while a request is in flight.
+struct InFlight<'a, C: 'static> {
+    shared: &'a Shared<C>,
+    conn: &'a Conn,
+}
+
+impl<'a, C: 'static> InFlight<'a, C> {
+    fn new(shared: &'a Shared<C>, conn: &'a Conn) -> Self {
+        conn.busy.fetch_add(1, Ordering::AcqRel);
+        Self { shared, conn }
+    }
+}
+
+impl<C: 'static> Drop for InFlight<'_, C> {
+    fn drop(&mut self) {
+        self.conn
+            .idle_since
+            .store(self.shared.now(), Ordering::Release);
+        if self.conn.busy.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.shared.changed.notify_one();
+        }
+    }
+}
+
+/// One HTTP request, within its time limit.
+async fn request<C: 'static>(
+    shared: Arc<Shared<C>>,
+    conn: Arc<Conn>,
+    req: Request<Incoming>,
+) -> Result<Response<Reply>, Infallible>
+where
+    Server<C>: Sync,
+{
+    let _in_flight = InFlight::new(&shared, &conn);
+    let limit = shared.settings.request_timeout;
+    match tokio::time::timeout(limit, answer(&shared, req)).await {
+        Ok(response) => Ok(response),
+        Err(_elapsed) => Ok(respond(
+            HeaderMap::new(),
+            StatusCode::SERVICE_UNAVAILABLE,
+            None,
+        )),
+    }
+}
+
+/// The rules of the module docs, then the message through the codec.
+async fn answer<C: 'static>(shared: &Shared<C>, req: Request<Incoming>) -> Response<Reply>
+where
+    Server<C>: Sync,
+{
+    let (head, mut incoming) = req.into_parts();
+    let max_body = shared.settings.max_body;
+    // A refused request's body is read all the same (a too large one up to four times
+    // the limit, then dropped): the connection then stays open for the next request,
+    // and a client that sends its whole body before it reads the reply gets the reply.
+    let drain = max_body.saturating_mul(4);
+    let mut refused = match () {
+        _ if head.method != Method::POST => Some(StatusCode::METHOD_NOT_ALLOWED),
+        _ if !json_content_type(&head.headers) => Some(StatusCode::UNSUPPORTED_MEDIA_TYPE),
+        _ => None,
+    };
+    let declared = head
+        .headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse().ok());
+    if declared.is_some_and(|n: u64| n > drain as u64) {
+        return respond(head.headers, StatusCode::PAYLOAD_TOO_LARGE, None);
+    }
+    let mut taken = shared.pool.take().await;
+    let buffers = taken.buffers();
+    let mut seen = 0;
+    while let Some(frame) = poll_fn(|cx| Pin::new(&mut incoming).poll_frame(cx)).await {
+        let Ok(frame) = frame else {
+            refused = Some(StatusCode::BAD_REQUEST);
+            break;
+        };
+        let Ok(data) = frame.into_data() else {
+            continue; // trailers
+        };
+        seen += data.len();
+        match seen <= max_body {
+            true => buffers.body.extend_from_slice(&data),
+            false => refused = Some(StatusCode::PAYLOAD_TOO_LARGE),
+        }
+        if seen > drain {
+            break;
+        }
+    }
+    let len = match refused {
+        None => {
+            let mut context = (shared.context)();
+            let Buffers { body, reply } = buffers;
+            shared
+                .server
+                .handle(&mut context, body, reply)
+                .map(<[u8]>::len)
+        }
+        Some(_) => Ok(0),
+    };
+    let code = match (refused, len) {
+        (Some(code), _) => code,
+        (None, Err(_too_small)) => StatusCode::INTERNAL_SERVER_ERROR,
+        (None, Ok(0)) => StatusCode::NO_CONTENT,
+        (None, Ok(len)) => {
+            let lent = Lent { taken, at: 0, len };
+            return respond(head.headers, StatusCode::OK, Some(lent));
+        }
+    };
+    drop(taken);
+    respond(head.headers, code, None)
+}
+
+/// The response: `reply` (none: an empty body) with `code` and the headers it needs,
+/// in `headers`, the request's map cleared. hyper keeps the map a response is sent
+/// with for the next request it reads: no request allocates one.
+fn respond(mut headers: HeaderMap, code: StatusCode, reply: Option<Lent>) -> Response<Reply> {
+    headers.clear();
+    let _ = match code {
+        StatusCode::OK => {
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+        }
+        StatusCode::METHOD_NOT_ALLOWED => headers.insert(ALLOW, HeaderValue::from_static("POST")),
+        // What is left of the body is not read: the connection ends with this reply.
+        StatusCode::PAYLOAD_TOO_LARGE
+        | StatusCode::BAD_REQUEST
+        | StatusCode::SERVICE_UNAVAILABLE => {
+            headers.insert(CONNECTION, HeaderValue::from_static("close"))
+        }
+        _ => None,
+    };
+    let mut response = Response::new(Reply(reply));
+    *response.status_mut() = code;
+    *response.headers_mut() = headers;
+    response
+}
+
+/// `application/json`, `application/json-rpc` or `application/jsonrequest`, with or
+/// without parameters.
+fn json_content_type(headers: &HeaderMap) -> bool {
+    let Some(value) = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let mime = value.split(';').next().unwrap_or("").trim();
+    [
+        "application/json",
+        "application/json-rpc",
+        "application/jsonrequest",
+    ]
+    .iter()
+    .any(|m| mime.eq_ignore_ascii_case(m))
+}
+
+/// A request's buffers: the body read, the reply written.
+struct Buffers {
+    body: Vec<u8>,
+    reply: Vec<u8>,
+}
+
+/// The buffer pairs, and the permits that bound how many are out.
+struct Pool {
+    free: Mutex<Vec<Buffers>>,
+    permits: Arc<Semaphore>,
+    body: usize,
+    reply: usize,
+}
+
+impl Pool {
+    /// A pair, once one is free; allocated if the pool has none spare yet.
+    async fn take(self: &Arc<Self>) -> Taken {
+        // The semaphore is never closed.
+        let permit = self.permits.clone().acquire_owned().await.ok();
+        let buffers = lock(&self.free).pop().unwrap_or_else(|| Buffers {
+            // Neither is written here: their pages stay untouched (not resident) until
+            // a body or a reply reaches them.
+            body: Vec::with_capacity(self.body),
+            reply: vec![0; self.reply],
+        });
+        Taken {
+            buffers: Some(buffers),
+            pool: self.clone(),
+            _permit: permit,
+        }
+    }
+}
+
+/// A pair out of the pool: back in it when dropped (answered, sent, or given up at
+/// the time limit).
+struct Taken {
+    buffers: Option<Buffers>,
+    pool: Arc<Pool>,
+    // Released after the buffers are back (fields drop after `drop`).
+    _permit: Option<OwnedSemaphorePermit>,
+}
+
+impl Taken {
+    fn buffers(&mut self) -> &mut Buffers {
+        self.buffers.get_or_insert_with(|| Buffers {
+            body: Vec::new(),
+            reply: Vec::new(),
+        })
+    }
+
+    fn reply(&self) -> &[u8] {
+        self.buffers.as_ref().map_or(&[], |b| &b.reply)
+    }
+}
+
+impl Drop for Taken {
+    fn drop(&mut self) {
+        if let Some(mut buffers) = self.buffers.take() {
+            buffers.body.clear();
+            lock(&self.pool.free).push(buffers);
+        }
+    }
+}
+
+/// A reply lent to hyper as its response body, `len` bytes of it, `at` of them sent.
+struct Lent {
+    taken: Taken,
+    at: usize,
+    len: usize,
+}
+
+impl Buf for Lent {
+    fn remaining(&self) -> usize {
+        self.len - self.at
+    }
+    fn chunk(&self) -> &[u8] {
+        self.taken.reply().get(self.at..self.len).unwrap_or(&[])
+    }
+    fn advance(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.len);
+    }
+}
+
+/// A response body: one lent reply, or nothing.
+struct Reply(Option<Lent>);
+
+impl Body for Reply {
+    type Data = Lent;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Lent>, Infallible>>> {
+        Poll::Ready(self.0.take().map(|lent| Ok(Frame::data(lent))))
+    }
+    fn is_end_stream(&self) -> bool {
+        self.0.is_none()
+    }
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.0.as_ref().map_or(0, |l| l.remaining() as u64))
+    }
+}
