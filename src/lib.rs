@@ -171,6 +171,8 @@ pub mod limits;
 pub mod outbox;
 pub mod params;
 pub mod raw;
+#[cfg(feature = "ryu")]
+mod ryu;
 pub mod scan;
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]

@@ -15,7 +15,6 @@ frame whose payload ends in its CRC-32, and the newline-only cases (blank lines,
 import argparse
 import json
 import sys
-import time
 
 from uart_link import Link, frame
 

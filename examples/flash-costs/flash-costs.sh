@@ -28,7 +28,7 @@ ROWS=(
     "its error naming the field, through core::fmt (Display)|typed-fmt|typed"
     "its error naming the field, DecodeError::message_into (no core::fmt)|typed-into|typed"
     "floats: ResultWriter::f64|float|baseline"
-    "floats: ryu 1 (feature small) instead, for comparison|float-ryu|baseline"
+    "floats: ResultWriter::f64 with the ryu feature|float-ryu|baseline"
     "the blocking serve loop (Service, newline framing), one sync method|service|baseline"
     "the concurrent service, N = 1 slot, the same method async|concurrent-1|the blocking serve loop"
     "the concurrent service, N = 4 slots|concurrent-4|the blocking serve loop"

@@ -34,7 +34,7 @@
 
 use core::fmt;
 
-mod float;
+pub(crate) mod float;
 mod number;
 mod reply;
 mod result;

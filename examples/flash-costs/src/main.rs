@@ -15,7 +15,8 @@
 //! - `float`: the frame's eight bytes taken as an `f64`, written by
 //!   `ResultWriter::f64` (the shortest text that reads back, laid out from `core`'s
 //!   `{:e}` digits);
-//! - `float-ryu`: the same `f64` written by `ryu` (feature `small`) instead.
+//! - `float-ryu`: the same `ResultWriter::f64` with jsonrpc-slice's `ryu` feature (its
+//!   digits from `ryu`, tables `small`).
 //! - `service`: the blocking serve loop (`service::Service`, newline framing) with a
 //!   sync `Server` of one method (`ping`), in place of the frame loop;
 //! - `concurrent-1`, `-4`, `-8`: the concurrent service (`service::concurrent`) with
@@ -100,7 +101,7 @@ fn answer(frame: &[u8]) {
 }
 
 /// The frame's first eight bytes as an `f64`.
-#[cfg(any(feature = "float", feature = "float-ryu"))]
+#[cfg(feature = "float")]
 fn float_of(frame: &[u8]) -> f64 {
     let mut bytes = [0u8; 8];
     for (b, f) in bytes.iter_mut().zip(frame) {
@@ -118,13 +119,7 @@ fn answer(frame: &[u8]) {
     }
 }
 
-#[cfg(feature = "float-ryu")]
-fn answer(frame: &[u8]) {
-    let mut buf = ryu::Buffer::new();
-    tx(buf.format(float_of(frame)).as_bytes());
-}
-
-#[cfg(not(any(feature = "typed", feature = "float", feature = "float-ryu")))]
+#[cfg(not(any(feature = "typed", feature = "float")))]
 #[cfg_attr(
     any(
         feature = "cobs",
