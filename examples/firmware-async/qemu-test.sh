@@ -35,7 +35,7 @@ skip() {
 stage "toolchain"
 rustup target add thumbv7m-none-eabi >/dev/null 2>&1 || true
 rustup component add llvm-tools >/dev/null 2>&1 || rustup component add llvm-tools-preview >/dev/null 2>&1 || true
-command -v qemu-system-arm >/dev/null 2>&1 || skip "qemu-system-arm not installed (examples/firmware-lm3s6965/qemu-test.sh installs it)"
+command -v qemu-system-arm >/dev/null 2>&1 || skip "qemu-system-arm not installed (examples/firmware/qemu-test.sh installs it)"
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
 HOST=$(rustc -vV | sed -n 's/^host: //p')
 SIZE="$(rustc --print sysroot)/lib/rustlib/$HOST/bin/llvm-size"

@@ -1,4 +1,4 @@
-//! Stack high-water mark (as `examples/firmware-lm3s6965/src/stack.rs`).
+//! Stack high-water mark (as `examples/firmware/src/stack.rs`).
 //!
 //! cortex-m-rt's `paint-stack` feature fills the whole stack region, from
 //! `_stack_end` (the end of `.bss`/`.uninit`, where the heap would start) up to

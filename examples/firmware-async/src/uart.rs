@@ -2,9 +2,8 @@
 //! receive interrupt moves bytes from the RX FIFO into a ring the reader awaits; the
 //! writer fills the TX FIFO and, when it is full, awaits the transmit interrupt.
 //!
-//! The register addresses and the set-up are those of `examples/firmware-lm3s6965`'s
-//! `uart.rs` (copied while that example is being reworked; the interrupt part is this
-//! file's own). Datasheet: LM3S6965, "Universal Asynchronous Receivers/Transmitters".
+//! The register addresses and the set-up are those of `examples/firmware`'s
+//! `src/board/lm3s6965.rs` (copied; the interrupt part is this file's own). Datasheet: LM3S6965, "Universal Asynchronous Receivers/Transmitters".
 
 use core::cell::RefCell;
 use core::future::poll_fn;
