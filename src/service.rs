@@ -105,6 +105,8 @@ struct Input<'b> {
 
 impl Input<'_> {
     /// There is something to feed: bytes read, or the end of the input not yet told.
+    /// (The concurrent loop asks; the one-at-a-time loops feed until `None`.)
+    #[cfg(feature = "concurrent")]
     fn has_more(&self) -> bool {
         self.start < self.end || (self.ended && !self.finished)
     }
