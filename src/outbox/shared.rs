@@ -151,8 +151,9 @@ impl core::fmt::Debug for LentOutbox<'_> {
 }
 
 impl<'m> LentOutbox<'m> {
-    /// An empty outbox over `memory`: it holds `memory.len()` bytes of messages.
-    pub const fn new(memory: &'m mut [u8]) -> Self {
+    /// An empty outbox over `memory`: it holds `memory.len()` bytes of messages. (Not
+    /// `const`: a `&mut` argument needs Rust 1.83, and the minimum is 1.81.)
+    pub fn new(memory: &'m mut [u8]) -> Self {
         Self {
             shared: Shared::new(Lent {
                 buf: memory,
