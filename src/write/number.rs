@@ -1,15 +1,19 @@
 //! Integers: their digits, written whole or not at all.
 
 use super::{ResultWriter, WriteError};
-use crate::scan::FAST_PATHS;
 
-/// `(v / 10, v % 10)`. The fast build (64-bit targets) divides by multiplying; on the
-/// compact one (a 32-bit target, where a 64-bit division is a library call,
-/// `__aeabi_uldivmod`, 0.9 KiB of flash on a Cortex-M) the division is done in three
-/// 32-bit steps.
+// Which body each of `u64_digits`, `i64_digits` and `code_digits` takes: one file
+// each, the build switch named here alone.
+#[cfg_attr(jsonrpc_slice_fast, path = "digits_fast.rs")]
+#[cfg_attr(not(jsonrpc_slice_fast), path = "digits_compact.rs")]
+mod digits;
+
+/// `(v / 10, v % 10)`. A 64-bit target divides by multiplying; on a 32-bit one, where
+/// a 64-bit division is a library call (`__aeabi_uldivmod`, 0.9 KiB of flash on a
+/// Cortex-M), the division is done in three 32-bit steps.
 #[inline]
 pub(super) fn div10(v: u64) -> (u64, u8) {
-    if FAST_PATHS {
+    if cfg!(target_pointer_width = "64") {
         return (v / 10, (v % 10) as u8);
     }
     div10_narrow(v)
@@ -43,18 +47,11 @@ fn div10_u32(n: u32) -> (u32, u32) {
 }
 
 impl ResultWriter<'_> {
-    /// An unsigned integer's digits, all or nothing (no value structure: see
-    /// [`u64`](Self::u64) for that).
-    #[inline]
-    pub(crate) fn u64_digits(&mut self, v: u64) -> Result<(), WriteError> {
-        if !FAST_PATHS {
-            return self.digits_in_place(false, v);
-        }
-        self.digits(false, v)
-    }
-
     /// The digits of `v`, after a `-` if `minus`, in one push: all of the number
     /// fits, or none of it is written.
+    // The other build's body too is compiled, for the tests that pin the two to
+    // each other (`both_digit_writers_agree`, `five_digit_codes_are_their_digits`).
+    #[cfg_attr(not(test), allow(dead_code))]
     #[inline(always)]
     fn digits(&mut self, minus: bool, v: u64) -> Result<(), WriteError> {
         // The common small results, without the loop.
@@ -98,6 +95,9 @@ impl ResultWriter<'_> {
     /// straight into the buffer last first, then turned around (no scratch array to
     /// clear, one division per digit, one copy of the code for both signs). All of
     /// the number fits, or none of it is written.
+    // The other build's body too is compiled, for the tests that pin the two to
+    // each other (`both_digit_writers_agree`, `five_digit_codes_are_their_digits`).
+    #[cfg_attr(not(test), allow(dead_code))]
     #[inline(never)]
     fn digits_in_place(&mut self, minus: bool, v: u64) -> Result<(), WriteError> {
         let mark = self.len;
@@ -125,17 +125,10 @@ impl ResultWriter<'_> {
         Ok(())
     }
 
-    /// An error code's digits, all or nothing: in the fast build, the reserved codes
-    /// (-32768..-32000) and their like without the loop.
-    #[inline]
-    pub(super) fn code_digits(&mut self, code: i32) -> Result<(), WriteError> {
-        if FAST_PATHS && (-99_999..=-10_000).contains(&code) {
-            return self.five_digit_code(code);
-        }
-        self.i64_digits(i64::from(code))
-    }
-
     /// A code of -99 999..=-10 000: a minus and five digits, in one push.
+    // The other build's body too is compiled, for the tests that pin the two to
+    // each other (`both_digit_writers_agree`, `five_digit_codes_are_their_digits`).
+    #[cfg_attr(not(test), allow(dead_code))]
     #[inline(always)]
     fn five_digit_code(&mut self, code: i32) -> Result<(), WriteError> {
         let n = code.unsigned_abs();
@@ -148,15 +141,6 @@ impl ResultWriter<'_> {
             digit(10),
             digit(1),
         ])
-    }
-
-    /// A signed integer's digits, all or nothing.
-    #[inline]
-    pub(crate) fn i64_digits(&mut self, v: i64) -> Result<(), WriteError> {
-        if !FAST_PATHS {
-            return self.digits_in_place(v < 0, v.unsigned_abs());
-        }
-        self.digits(v < 0, v.unsigned_abs())
     }
 }
 
