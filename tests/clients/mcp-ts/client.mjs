@@ -96,10 +96,11 @@ async function main(server, crateVersion) {
             [1, 2, 3, 4, 5].map((i) => [token, i, 5]),
         );
         equal(onWire[reply].id, token); // the SDK's token is the request's id
-        // What the SDK handed to onprogress: all five, or none when they reached it in the
-        // same read as the reply (its progress handlers run a microtask after the reply's
-        // handler: typescript-sdk issue #2580; docs/examples/mcp-server.md).
-        if (seen.length !== 0) equal(seen, [[1, 5], [2, 5], [3, 5], [4, 5], [5, 5]]);
+        // What the SDK handed to onprogress: the first k of the five, in order; those that
+        // reached it in the same read as the reply are dropped (its progress handlers run a
+        // microtask after the reply's handler: typescript-sdk issue #2580;
+        // docs/examples/mcp-server.md). The wire order above is the server's part.
+        equal(seen, [[1, 5], [2, 5], [3, 5], [4, 5], [5, 5]].slice(0, seen.length));
         countdownProgress = seen.length;
     });
     await check("countdown: n = 101 is isError naming n", async () => {
