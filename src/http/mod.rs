@@ -1,0 +1,35 @@
+//! JSON-RPC 2.0 over HTTP/1.1, on hyper 1 and tokio (feature `hyper`): [`HttpServer`].
+//!
+//! The HTTP rules: `POST` only (else `405` with `Allow: POST`), on any path; the
+//! request's `Content-Type` is `application/json` (parameters allowed;
+//! `application/json-rpc` and `application/jsonrequest` too), else `415`; a body over
+//! [`Settings::max_body`] is `413`. A reply is `200` with `Content-Type:
+//! application/json`, JSON-RPC errors included; a message that gets no reply (a
+//! notification, a batch of them) is `204` with no body. A request not answered within
+//! [`Settings::request_timeout`] is `503`.
+//!
+//! What holds a server down when copied from an example is bounded here, each bound a
+//! named [`Settings`] field with a production default:
+//!
+//! - **connections**: at most [`Settings::max_connections`] (1,000, below the usual
+//!   descriptor limit of 1,024). A client that comes when all are open is served
+//!   once the oldest idle one is closed for it; while none is idle, it waits in the
+//!   listen backlog.
+//! - **time**: a request head must arrive within [`Settings::header_timeout`] (10 s,
+//!   hyper's timer installed: a slowloris peer is closed); a keep-alive connection
+//!   idle for [`Settings::idle_timeout`] (5 s) is closed.
+//! - **memory**: no buffer belongs to a connection. A request takes a pair (body and
+//!   reply) from a pool of [`Settings::buffers`] (64) when its head has arrived, and
+//!   gives it back once its reply is sent; a pair is allocated the first time the pool
+//!   runs short, then reused. Its pages are touched only as far as bodies and replies
+//!   reach. 1,000 idle connections hold hyper's and tokio's few kilobytes each.
+//! - **shutdown**: [`HttpServer::serve_until`] stops accepting when its signal comes,
+//!   closes idle connections, lets requests in flight finish for up to
+//!   [`Settings::shutdown_grace`] (10 s), then drops the rest.
+//!
+//! Handlers are the codec's ([`Server::handle`]): synchronous, each given a context
+//! made for its request.
+
+mod server;
+
+pub use server::{HttpServer, Settings};
