@@ -18,7 +18,9 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use counting::counting;
 use jsonrpc_slice::envelope::Outcome;
+use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
+use jsonrpc_slice::frame::Framer;
 use jsonrpc_slice::outbox::{LentOutbox, SharedOutbox};
 use jsonrpc_slice::service::concurrent::{
     Call, CancelReply, Cancellation, ConcurrentServer, LentSlots, PeerError, Read, Slots, Write,
@@ -281,6 +283,7 @@ struct Sink {
     /// Written and not flushed yet.
     unflushed: RefCell<Vec<u8>>,
     flushes: Cell<usize>,
+    writes: Cell<usize>,
 }
 
 impl Sink {
@@ -289,6 +292,7 @@ impl Sink {
             bytes: RefCell::new(Vec::with_capacity(1 << 16)),
             unflushed: RefCell::new(Vec::with_capacity(1 << 16)),
             flushes: Cell::new(0),
+            writes: Cell::new(0),
         }
     }
 
@@ -322,6 +326,7 @@ impl Write for &Sink {
             "no allocation in the run"
         );
         out.extend_from_slice(bytes);
+        self.writes.set(self.writes.get() + 1);
         Ok(())
     }
     async fn flush(&mut self) -> Result<(), ()> {
@@ -1146,6 +1151,64 @@ fn pipelined_replies_share_a_flush_made_once_nothing_more_is_ready() {
         assert_eq!(output.flushes.get(), 2, "nothing left to flush at the end");
     });
     assert_eq!(allocations, 0);
+}
+
+/// Serves `input` (as it is, no line break added) at N = 1 with reply buffers of
+/// `REPLY` bytes, cut by `framer`: what was written, and in how many writes.
+fn serve_raw<const REPLY: usize, F: Framer>(mut framer: F, input: &[u8]) -> (Vec<u8>, usize) {
+    let app = App::new();
+    let pipe = Pipe::new();
+    pipe.bytes.borrow_mut().extend_from_slice(input);
+    pipe.closed.set(true);
+    let output = Sink::new();
+    let slots = Slots::<1, 512, REPLY>::new();
+    let outbox = SharedOutbox::<1024>::new();
+    let mut chunk = [0u8; 256];
+    let exec = Executor::new();
+    let ((), allocations) = counting(|| {
+        let (mut r, mut w) = (&pipe, &output);
+        let serve = pin!(PLAIN.serve(
+            &app,
+            &mut framer,
+            &slots,
+            &outbox,
+            &mut chunk,
+            &mut r,
+            &mut w
+        ));
+        assert_eq!(exec.stall(serve), Some(Ok(())));
+    });
+    assert_eq!(allocations, 0);
+    let written = output.bytes.borrow().clone();
+    (written, output.writes.get())
+}
+
+#[test]
+fn a_reply_goes_out_the_same_in_one_write_or_in_pieces() {
+    // A reply with room for its line break after it in the reply buffer goes out in
+    // one write; without, as every other framing's: the reply, then the trailer.
+    let reply = br#"{"jsonrpc":"2.0","result":null,"id":2}"#;
+    assert_eq!(reply.len(), 38);
+    let call = br#"{"jsonrpc":"2.0","method":"ping","id":2}"#;
+    let mut lines = Vec::new();
+    let mut want = Vec::new();
+    for _ in 0..3 {
+        lines.extend_from_slice(call);
+        lines.push(b'\n');
+        want.extend_from_slice(reply);
+        want.push(b'\n');
+    }
+    let newline = || LineAccumulator::<512>::new();
+    assert_eq!(serve_raw::<38, _>(newline(), &lines), (want.clone(), 6));
+    assert_eq!(serve_raw::<39, _>(newline(), &lines), (want.clone(), 3));
+    assert_eq!(serve_raw::<512, _>(newline(), &lines), (want, 3));
+    // A framing with a header: header, reply, each a write, whatever the room.
+    let mut framed = format!("Content-Length: {}\r\n\r\n", call.len()).into_bytes();
+    framed.extend_from_slice(call);
+    let mut want = b"Content-Length: 38\r\n\r\n".to_vec();
+    want.extend_from_slice(reply);
+    let content_length = ContentLengthAccumulator::<512>::new();
+    assert_eq!(serve_raw::<512, _>(content_length, &framed), (want, 2));
 }
 
 /// A writer that lets through `writes` more writes, then waits (a peer that stopped

@@ -578,9 +578,13 @@ impl<T> ConcurrentServer<T> {
         else {
             return;
         };
+        // The reply buffer is this worker's alone: borrowed once, for the worker's life.
+        let Some(mut reply) = reply.write() else {
+            return;
+        };
         let limit = slots.frame_len();
         loop {
-            let next = || {
+            let mut next = || {
                 settle(hub, slots);
                 match control.state.get() {
                     State::Ready(len) => return Some(Job::Run(len, false)),
@@ -588,7 +592,7 @@ impl<T> ConcurrentServer<T> {
                     _ => return None,
                 }
                 if hub.held.get() == Held::Nothing {
-                    if let Some(job) = pull(hub, io, frame, reply, limit) {
+                    if let Some(job) = pull(hub, io, frame, &mut reply, limit) {
                         return Some(job);
                     }
                 }
@@ -611,7 +615,7 @@ impl<T> ConcurrentServer<T> {
                 // only in states where the worker does not).
                 Job::Run(len, fresh) => 'run: {
                     control.state.set(State::Running);
-                    let (Some(frame), Some(mut reply)) = (frame.read(), reply.write()) else {
+                    let Some(frame) = frame.read() else {
                         break 'run 0;
                     };
                     let input = frame.get(..len).unwrap_or(&[]);
@@ -672,12 +676,13 @@ impl<T> ConcurrentServer<T> {
                     Some(writer) => writer,
                     None => hub.until(free).await,
                 };
-                let sent = match reply.read() {
-                    Some(reply) => {
+                // Most framings write a reply in one piece: its trailer put after it.
+                let sent = match framed_in_place(&io.framer, &mut reply, len) {
+                    Some(framed) => writer.write_all(framed).await,
+                    None => {
                         let body = reply.get(..len).unwrap_or(&[]);
                         send(hub, &io.framer, &mut **writer, body).await
                     }
-                    None => Ok(()),
                 };
                 drop(writer);
                 if let Err(e) = sent {
@@ -688,9 +693,8 @@ impl<T> ConcurrentServer<T> {
                 // meanwhile (and the writer, to flush) wait for a wake.
                 hub.wake();
             }
+            // A slot is free: what waits for one takes it now (`next` settles first).
             control.reset();
-            // A slot is free: what waits for one takes it now.
-            settle(hub, slots);
         }
     }
 
@@ -772,7 +776,7 @@ fn pull<F, R, W>(
     hub: &Hub<'_>,
     io: &Io<'_, F, R, W>,
     frame: &impl Buffer,
-    reply: &impl Buffer,
+    out: &mut [u8],
     limit: usize,
 ) -> Option<Job>
 where
@@ -787,15 +791,14 @@ where
     if !input.has_more() {
         return None;
     }
-    let mut out = reply.write()?;
-    let event = input.next_event(&mut **framer, &mut out[..]);
+    let event = input.next_event(&mut **framer, out);
     if !input.has_more() {
         hub.wake();
     }
     match event? {
         Event::Answered(len) => Some(Job::Answered(len)),
         Event::Frame(bytes) if bytes.len() > limit => {
-            let len = oversized_frame_reply(limit, &mut out[..]).map_or(0, <[u8]>::len);
+            let len = oversized_frame_reply(limit, out).map_or(0, <[u8]>::len);
             Some(Job::Answered(len))
         }
         Event::Frame(bytes) => copy_into(frame, bytes).then_some(Job::Run(bytes.len(), true)),
@@ -806,6 +809,26 @@ where
 /// it alone).
 fn message_writer<W: FnMut(&mut [u8]) -> Result<&[u8], WriteError>>(write: W) -> W {
     write
+}
+
+/// The reply of `len` bytes at the start of `buf` with its framing around it, in
+/// `buf`, when the framing has no header and `buf` has room for the trailer (a
+/// newline, a JSON stream): the one piece to write. `None`: `send` it.
+fn framed_in_place<'b, F: Framer + ?Sized>(
+    framer: &RefCell<&mut F>,
+    buf: &'b mut [u8],
+    len: usize,
+) -> Option<&'b [u8]> {
+    let framer = framer.try_borrow().ok()?;
+    let mut header = [0u8; 40];
+    let verbatim = matches!(framer.reply_encoding(), Encoding::Verbatim);
+    if !verbatim || !framer.reply_header(len, &mut header).is_empty() {
+        return None;
+    }
+    let trailer = framer.reply_trailer();
+    let end = len.checked_add(trailer.len())?;
+    buf.get_mut(len..end)?.copy_from_slice(trailer);
+    buf.get(..end)
 }
 
 /// Writes `message`, framed as `framer` frames replies.
@@ -970,11 +993,19 @@ fn copy_into(buf: &impl Buffer, bytes: &[u8]) -> bool {
 
 /// Moves what waits into slots (the waiting request first, then the held one), as
 /// far as slots are free. `true` when nothing is held: the reader may read on.
+// The usual case, nothing waiting, is asked where `settle` is called.
+#[inline(always)]
 fn settle<const N: usize, M: Memory<N> + ?Sized>(hub: &Hub<'_>, slots: &M) -> bool {
     let held = hub.held.get();
     if hub.waiting.get().is_none() && !matches!(held, Held::Message(..)) {
         return held == Held::Nothing;
     }
+    settle_waiting(hub, slots)
+}
+
+/// `settle`, once something waits.
+#[inline(never)]
+fn settle_waiting<const N: usize, M: Memory<N> + ?Sized>(hub: &Hub<'_>, slots: &M) -> bool {
     if let (Some((len, id)), Some(i)) = (hub.waiting.get(), hub.free_slot()) {
         if let Some(waiting) = slots.waiting().read() {
             fill(hub, slots, i, waiting.get(..len).unwrap_or(&[]), id);
