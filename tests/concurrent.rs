@@ -743,28 +743,48 @@ fn a_request_cancelled_before_it_started_is_not_run() {
 
 #[test]
 fn unknown_late_and_repeated_cancellations_are_ignored() {
-    rig!(LSP, 2, |app, input, output, run| {
-        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
-        input.send(br#"{"jsonrpc":"2.0","method":"ping","id":2}"#);
-        assert!(run().is_none());
-        // Unknown id; the id of a call answered already; an id of another type.
-        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":99}}"#);
-        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}"#);
-        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"1"}}"#);
-        assert!(run().is_none());
-        assert_eq!(output.lines(), 1);
-        // Twice for the running call: one -32800.
-        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#);
-        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#);
-        assert!(run().is_none());
-        app.release(1);
-        input.closed.set(true);
-        assert_eq!(run(), Some(Ok(())));
-        assert_eq!(output.lines(), 2);
-        assert!(output.has(
-            br#"{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}"#
-        ));
-    });
+    // Both policies: MCP answers a cancelled call with nothing, LSP with -32800.
+    for server in [&MCP, &LSP] {
+        let mcp = std::ptr::eq(server, &MCP);
+        let cancel = |id: &str| match mcp {
+            true => format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
+            ),
+            false => {
+                format!(r#"{{"jsonrpc":"2.0","method":"$/cancelRequest","params":{{"id":{id}}}}}"#)
+            }
+        };
+        let (unknown, finished, other_type, running) =
+            (cancel("99"), cancel("2"), cancel(r#""1""#), cancel("3"));
+        rig!(server, 2, |app, input, output, run| {
+            input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
+            input.send(br#"{"jsonrpc":"2.0","method":"ping","id":2}"#);
+            assert!(run().is_none());
+            // Unknown id; the id of a call answered already; an id of another type.
+            input.send(unknown.as_bytes());
+            input.send(finished.as_bytes());
+            input.send(other_type.as_bytes());
+            input.send(br#"{"jsonrpc":"2.0","method":"long","params":[3],"id":3}"#);
+            assert!(run().is_none());
+            assert_eq!(output.lines(), 1);
+            // Call 1 was not cancelled: it answers once let go.
+            app.release(1);
+            assert!(run().is_none());
+            assert!(output.has(br#"{"jsonrpc":"2.0","result":"done","id":1}"#));
+            // Twice for the running call 3: it is dropped once, answered at most once.
+            input.send(running.as_bytes());
+            input.send(running.as_bytes());
+            assert!(run().is_none());
+            app.release(3);
+            input.closed.set(true);
+            assert_eq!(run(), Some(Ok(())));
+            assert!(!output.has(br#"{"jsonrpc":"2.0","result":"done","id":3}"#));
+            let cancelled =
+                br#"{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":3}"#;
+            assert_eq!(output.has(cancelled), !mcp);
+            assert_eq!(output.lines(), if mcp { 2 } else { 3 });
+        });
+    }
 }
 
 #[test]
