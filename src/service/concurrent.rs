@@ -96,6 +96,7 @@ use crate::outbox::{queue_message, AsQueue, Queue};
 use crate::raw::RawJson;
 use crate::scan::ScanError;
 use crate::write::{Message as Text, ResultWriter, WriteError};
+use crate::OutputTooSmall;
 
 use super::Input;
 
@@ -582,30 +583,28 @@ impl<T> ConcurrentServer<T> {
         let Some(mut reply) = reply.write() else {
             return;
         };
-        let limit = slots.frame_len();
+        // The handlers' context: the same for every call this worker runs.
+        let mut call = Call {
+            state,
+            hub,
+            slot: i,
+        };
         loop {
-            let mut next = || {
-                settle(hub, slots);
-                match control.state.get() {
-                    State::Ready(len) => return Some(Job::Run(len, false)),
-                    State::Free => {}
-                    _ => return None,
-                }
-                if hub.held.get() == Held::Nothing {
-                    if let Some(job) = pull(hub, io, frame, &mut reply, limit) {
-                        return Some(job);
-                    }
-                }
-                hub.read_all.get().then_some(Job::Stop)
-            };
             // Asked once before waiting: the next message is most often there.
-            let job = match next() {
+            let job = match next_job(hub, slots, io, control, frame, &mut reply) {
                 Some(job) => job,
-                None => hub.until(next).await,
+                None => {
+                    hub.until(|| next_job(hub, slots, io, control, frame, &mut reply))
+                        .await
+                }
             };
             let len = match job {
                 Job::Stop => return,
-                Job::Answered(len) => len,
+                // The slot stays taken while the reply is written.
+                Job::Answered(len) => {
+                    control.state.set(State::Running);
+                    len
+                }
                 // Runs the `len` bytes in the frame buffer as `AsyncServer::handle`
                 // would, the reply into the reply buffer; a cancellation drops the
                 // handlers at their next poll. A `fresh` frame (taken from the framer)
@@ -634,18 +633,25 @@ impl<T> ConcurrentServer<T> {
                         }
                     }
                     let done = {
-                        let mut call = Call {
-                            state,
-                            hub,
-                            slot: i,
-                        };
-                        let mut handling = pin!(dispatch_async::handle_parsed(
-                            &self.table,
-                            &self.base,
-                            &mut call,
-                            &parsed,
-                            &mut reply[..],
-                        ));
+                        let (table, base, out) = (&self.table, &self.base, &mut reply[..]);
+                        let mut handling = pin!(async {
+                            // A single call, the usual message, is answered here
+                            // rather than in `handle_parsed`: one future fewer a
+                            // message (the same reply: `handle_parsed` does this).
+                            let Ok(Envelope::Single(single)) = &parsed else {
+                                return dispatch_async::handle_parsed(
+                                    table, base, &mut call, &parsed, out,
+                                )
+                                .await;
+                            };
+                            let mut w = ResultWriter::new(out);
+                            match dispatch_async::answer(table, base, &mut call, single, &mut w)
+                                .await
+                            {
+                                Ok(()) => Ok(w.into_written()),
+                                Err(_) => Err(OutputTooSmall),
+                            }
+                        });
                         poll_fn(|cx| {
                             if control.cancelled.get() {
                                 return Poll::Ready(None);
@@ -665,7 +671,6 @@ impl<T> ConcurrentServer<T> {
                 }
             };
             if len > 0 {
-                control.state.set(State::Running);
                 // This call's notifications go first (the outbox is empty), then the
                 // reply, once the transport is free.
                 let free = || {
@@ -767,6 +772,35 @@ impl<F: ?Sized, R: Read + ?Sized, W: Write + ?Sized> Io<'_, F, R, W> {
         hub.failed.set(true);
         hub.wake();
     }
+}
+
+/// What worker `control`'s next job is: the message the reader put in its slot, or
+/// (free, nothing held) the next event it takes from the input itself, or the end.
+fn next_job<F, R, W, const N: usize, M: Memory<N> + ?Sized>(
+    hub: &Hub<'_>,
+    slots: &M,
+    io: &Io<'_, F, R, W>,
+    control: &Control,
+    frame: &impl Buffer,
+    reply: &mut [u8],
+) -> Option<Job>
+where
+    F: Framer + ?Sized,
+    R: Read + ?Sized,
+    W: Write + ?Sized,
+{
+    settle(hub, slots);
+    match control.state.get() {
+        State::Ready(len) => return Some(Job::Run(len, false)),
+        State::Free => {}
+        _ => return None,
+    }
+    if hub.held.get() == Held::Nothing {
+        if let Some(job) = pull(hub, io, frame, reply, slots.frame_len()) {
+            return Some(job);
+        }
+    }
+    hub.read_all.get().then_some(Job::Stop)
 }
 
 /// Takes the next event of the input into a free slot (its worker's own turn): a
