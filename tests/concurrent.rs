@@ -826,6 +826,100 @@ fn backpressure_holds_one_waiting_request_and_still_reads_a_cancellation() {
     });
 }
 
+/// Backpressure with `N` slots (MCP cancellation): `N` long calls fill the slots, one
+/// more waits and a cancellation behind it is still applied; then one waits, one is
+/// held, and reading stops until a slot frees: nothing is dropped.
+fn backpressure_at<const N: usize>() {
+    let app = App::new();
+    let input = Pipe::new();
+    let output = Sink::new();
+    let slots = Slots::<N, 512, 512>::new();
+    let outbox = SharedOutbox::<1024>::new();
+    let mut framer = LineAccumulator::<512>::new();
+    let mut chunk = [0u8; 256];
+    let exec = Executor::new();
+    let long =
+        |id: usize| format!(r#"{{"jsonrpc":"2.0","method":"long","params":[{id}],"id":{id}}}"#);
+    let cancel = |id: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
+        )
+    };
+    let script: Vec<Vec<String>> = vec![
+        (1..=N).map(long).collect(),
+        vec![long(N + 1), cancel(1)],
+        vec![long(N + 2), long(N + 3), cancel(N + 1)],
+    ];
+    let done = |id: usize| format!(r#"{{"jsonrpc":"2.0","result":"done","id":{id}}}"#);
+    let late = done(N + 1);
+    let ((), allocations) = counting(|| {
+        let (mut r, mut w) = (&input, &output);
+        let mut serve = pin!(MCP.serve(
+            &app,
+            &mut framer,
+            &slots,
+            &outbox,
+            &mut chunk,
+            &mut r,
+            &mut w
+        ));
+        let mut run = || exec.stall(serve.as_mut());
+        for m in &script[0] {
+            input.send(m.as_bytes());
+        }
+        assert!(run().is_none());
+        assert_eq!(app.started.get() as usize, N, "every slot runs a call");
+        // N + 1 waits for a slot; the cancellation behind it is read and applied.
+        for m in &script[1] {
+            input.send(m.as_bytes());
+        }
+        assert!(run().is_none());
+        assert_eq!(input.unread(), 0);
+        assert_eq!(
+            app.started.get() as usize,
+            N + 1,
+            "1 dropped, N + 1 in its slot"
+        );
+        // N + 2 waits, N + 3 is held: reading stops, so the cancellation of N + 1
+        // behind them is not read while N + 1 runs.
+        for m in &script[2] {
+            input.send(m.as_bytes());
+        }
+        input.send(br#"{"jsonrpc":"2.0","method":"ping","id":"p"}"#);
+        assert!(run().is_none());
+        assert_eq!(
+            app.started.get() as usize,
+            N + 1,
+            "the waiting and the held do not run"
+        );
+        assert_eq!(output.lines(), 0);
+        // N + 1 ends first, so the cancellation comes too late once it is read.
+        app.release(N as u64 + 1);
+        assert!(run().is_none());
+        assert!(output.has(late.as_bytes()), "N + 1 was not cancelled");
+        for token in (2..=N + 3).filter(|&t| t != N + 1) {
+            app.release(token as u64);
+            assert!(run().is_none());
+        }
+        input.closed.set(true);
+        assert_eq!(run(), Some(Ok(())));
+    });
+    assert_eq!(allocations, 0);
+    // Every call but the cancelled one answered, the ping too: nothing dropped.
+    for id in 2..=N + 3 {
+        assert!(output.has(done(id).as_bytes()), "{id} answered");
+    }
+    assert!(output.has(br#"{"jsonrpc":"2.0","result":null,"id":"p"}"#));
+    assert!(!output.has(done(1).as_bytes()));
+    assert_eq!(output.lines(), N + 3);
+}
+
+#[test]
+fn backpressure_holds_one_waiting_request_at_any_n() {
+    backpressure_at::<2>();
+    backpressure_at::<4>();
+}
+
 #[test]
 fn a_handler_awaits_the_peer_while_other_calls_are_answered() {
     rig!(PLAIN, 2, |app, input, output, run| {
