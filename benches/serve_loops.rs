@@ -219,7 +219,7 @@ fn one_at_a_time_piped(input: &[u8]) -> usize {
         let (mut chunk, mut output) = ([0u8; 16 * 1024], [0u8; 1024]);
         let mut service = Service::new(&SYNC, &mut framer, &mut chunk, &mut output);
         let mut replies = BufWriter::new(server);
-        jsonrpc_slice::std_io::serve_split(&mut service, &mut (), &mut requests, &mut replies)
+        jsonrpc_slice::io::std::serve_split(&mut service, &mut (), &mut requests, &mut replies)
             .unwrap();
     })
 }

@@ -18,8 +18,9 @@ use jsonrpc_slice::frame::content_length::{
 };
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::frame::Framer;
+use jsonrpc_slice::io::std as std_io;
 use jsonrpc_slice::service::Service;
-use jsonrpc_slice::{demo, std_io, Server};
+use jsonrpc_slice::{demo, Server};
 use proptest::prelude::*;
 use serde_json::Value;
 

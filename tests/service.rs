@@ -15,9 +15,10 @@ use jsonrpc_slice::client::{Pending, RequestId, Resolution};
 use jsonrpc_slice::envelope::Response;
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
+use jsonrpc_slice::io::std as std_io;
 use jsonrpc_slice::outbox::Outbox;
 use jsonrpc_slice::service::{AsyncServing, Service};
-use jsonrpc_slice::{method_table, std_io, Params, ResultWriter, RpcError, Server};
+use jsonrpc_slice::{method_table, Params, ResultWriter, RpcError, Server};
 
 struct Ctx {
     outbox: Outbox<1024>,
@@ -279,7 +280,7 @@ fn embedded_io_06_and_07_blocking() {
         input: CALL.as_bytes(),
         output: Vec::new(),
     };
-    jsonrpc_slice::embedded_io::serve(&mut service, &mut Ctx::new(), &mut wire).unwrap();
+    jsonrpc_slice::io::embedded_io::serve(&mut service, &mut Ctx::new(), &mut wire).unwrap();
     assert_eq!(String::from_utf8(wire.output).unwrap(), WANT);
 
     let (mut framer, mut chunk, mut out) = (LineAccumulator::<256>::new(), [0u8; 16], [0u8; 256]);
@@ -288,7 +289,7 @@ fn embedded_io_06_and_07_blocking() {
         input: CALL.as_bytes(),
         output: Vec::new(),
     };
-    jsonrpc_slice::embedded_io_07::serve(&mut service, &mut Ctx::new(), &mut wire).unwrap();
+    jsonrpc_slice::io::embedded_io_07::serve(&mut service, &mut Ctx::new(), &mut wire).unwrap();
     assert_eq!(String::from_utf8(wire.output).unwrap(), WANT);
 
     // A reader and a writer: `&[u8]` reads and `&mut [u8]` writes in both versions.
@@ -300,14 +301,14 @@ fn embedded_io_06_and_07_blocking() {
         let mut buf = [0u8; 256];
         let mut writer: &mut [u8] = &mut buf;
         match version {
-            6 => jsonrpc_slice::embedded_io::serve_split(
+            6 => jsonrpc_slice::io::embedded_io::serve_split(
                 &mut service,
                 &mut Ctx::new(),
                 &mut reader,
                 &mut writer,
             )
             .unwrap(),
-            _ => jsonrpc_slice::embedded_io_07::serve_split(
+            _ => jsonrpc_slice::io::embedded_io_07::serve_split(
                 &mut service,
                 &mut Ctx::new(),
                 &mut reader,
@@ -345,14 +346,14 @@ fn embedded_io_async_06_and_07() {
         let mut writer: &mut [u8] = &mut buf;
         let mut ctx = Ctx::new();
         match version {
-            6 => block_on(jsonrpc_slice::embedded_io::serve_async_split(
+            6 => block_on(jsonrpc_slice::io::embedded_io::serve_async_split(
                 &mut service,
                 &mut ctx,
                 &mut reader,
                 &mut writer,
             ))
             .unwrap(),
-            _ => block_on(jsonrpc_slice::embedded_io_07::serve_async_split(
+            _ => block_on(jsonrpc_slice::io::embedded_io_07::serve_async_split(
                 &mut service,
                 &mut ctx,
                 &mut reader,
@@ -386,7 +387,7 @@ fn the_loop_allocates_nothing() {
     let mut buf = [0u8; 1024];
     let mut writer: &mut [u8] = &mut buf;
     let (result, n) = counting::counting(|| {
-        block_on(jsonrpc_slice::embedded_io::serve_async_split(
+        block_on(jsonrpc_slice::io::embedded_io::serve_async_split(
             &mut service,
             &mut ctx,
             &mut reader,
@@ -463,14 +464,14 @@ fn async_handlers_through_the_async_loops_allocate_nothing() {
         let mut writer: &mut [u8] = &mut buf;
         let mut ctx = Ctx::new();
         let (ok, n) = counting::counting(|| match version {
-            6 => block_on(jsonrpc_slice::embedded_io::serve_async_split(
+            6 => block_on(jsonrpc_slice::io::embedded_io::serve_async_split(
                 &mut service,
                 &mut ctx,
                 &mut reader,
                 &mut writer,
             ))
             .is_ok(),
-            _ => block_on(jsonrpc_slice::embedded_io_07::serve_async_split(
+            _ => block_on(jsonrpc_slice::io::embedded_io_07::serve_async_split(
                 &mut service,
                 &mut ctx,
                 &mut reader,

@@ -86,8 +86,8 @@ use embassy_futures::join::{join3, join_array};
 use embassy_futures::select::{select, Either};
 
 use crate::client::{self, same_id, RequestId};
+use crate::dispatch::{self as dispatch_async, AsyncMethods};
 use crate::dispatch::{MethodTable, Server};
-use crate::dispatch_async::{self, AsyncMethods};
 use crate::envelope::{self, parse_response, Call as Message, Envelope, Outcome, ResponseMessage};
 use crate::frame::{framed, oversized_frame_reply, Encoding, Event, Framer};
 use crate::id::Id;

@@ -4,8 +4,9 @@
 
 use std::io::{self, Read, Write};
 
+use super::{run, Transport};
 use crate::frame::Framer;
-use crate::service::{run, ServeError, Service, Transport};
+use crate::service::{ServeError, Service};
 
 /// One object that reads and writes.
 struct One<'a, T: ?Sized>(&'a mut T);
@@ -74,7 +75,8 @@ pub fn serve<C, F: Framer + ?Sized, IO: Read + Write + ?Sized>(
 /// ```
 /// use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 /// use jsonrpc_slice::service::Service;
-/// use jsonrpc_slice::{demo, std_io, Server};
+/// use jsonrpc_slice::io::std as std_io;
+/// use jsonrpc_slice::{demo, Server};
 ///
 /// static SERVER: Server<()> = Server::new(demo::TABLE);
 /// let mut framer = ContentLengthAccumulator::<1024>::new();

@@ -4,7 +4,7 @@
 //! `embedded_io_07`.
 //!
 //! ```
-//! use jsonrpc_slice::embedded_io::serve_split;
+//! use jsonrpc_slice::io::embedded_io::serve_split;
 //! use jsonrpc_slice::frame::newline::LineAccumulator;
 //! use jsonrpc_slice::service::Service;
 //! use jsonrpc_slice::{demo, Server};
@@ -22,7 +22,7 @@
 //! assert_eq!(&wire[..64 - left], b"{\"jsonrpc\":\"2.0\",\"result\":3,\"id\":1}\n");
 //! ```
 
-crate::service::embedded_io_loops!(
+crate::io::embedded_io_loops!(
     embedded_io,
     "embedded-io",
     embedded_io_async,

@@ -7,7 +7,7 @@
 //! use jsonrpc_slice::frame::newline::LineAccumulator;
 //! use jsonrpc_slice::outbox::SharedOutbox;
 //! use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer, Slots};
-//! use jsonrpc_slice::tokio::Io;
+//! use jsonrpc_slice::io::tokio::Io;
 //! use jsonrpc_slice::{async_method_table, Params, RawJson, ResultWriter, RpcError};
 //!
 //! async fn ping<'p>(_: &mut Call<'_, ()>, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
