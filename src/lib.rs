@@ -16,8 +16,9 @@
 //! (Request objects and batches, borrowed), [`dispatch`] ([`MethodTable`], [`Server`]),
 //! [`mod@write`] ([`ResultWriter`], checkpoints and rollback). Around them: [`frame`]
 //! cuts byte streams into messages, [`service`] is the serve loop without its I/O
-//! (replies, and the messages a server sends on its own from an [`outbox`]), and
-//! [`client`] is the other direction.
+//! (replies, and the messages a server sends on its own from an [`outbox`]), [`io`]
+//! runs it over other crates' streams (one file per crate, each behind its feature),
+//! and [`client`] is the other direction.
 //!
 //! # Example
 //!

@@ -31,7 +31,7 @@ use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::json_stream::JsonStreamAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::frame::Framer;
-use jsonrpc_slice::io::std as std_io;
+use jsonrpc_slice::io::std::{serve, Split};
 use jsonrpc_slice::service::Service;
 use jsonrpc_slice::{demo, Server};
 
@@ -64,12 +64,8 @@ fn main() -> ExitCode {
     let mut chunk = vec![0u8; 64 * 1024];
     let mut out = vec![0u8; MAX_REPLY];
     let mut service = Service::new(&SERVER, framer.as_mut(), &mut chunk, &mut out);
-    let result = std_io::serve_split(
-        &mut service,
-        &mut (),
-        &mut io::stdin().lock(),
-        &mut io::stdout().lock(),
-    );
+    let mut stdio = Split(io::stdin().lock(), io::stdout().lock());
+    let result = serve(&mut service, &mut (), &mut stdio);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // The reader went away mid-write: nothing left to answer.

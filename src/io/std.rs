@@ -1,18 +1,18 @@
-//! `std::io` adapters (feature `std`): serve a framed byte stream — one object that
-//! reads and writes (a `TcpStream`), or a reader and a writer (stdin and stdout). The
-//! loop is [`Service`]'s.
+//! `std::io` (feature `std`): serve a framed byte stream, one object that reads and
+//! writes (a `TcpStream`) or a reader and a writer as a [`Split`] (stdin and stdout).
+//! The loop is [`Service`]'s.
 
 use std::io::{self, Read, Write};
 
-use super::{run, Transport};
+pub use super::Split;
+use super::{run, Stream};
 use crate::frame::Framer;
 use crate::service::{ServeError, Service};
 
-/// One object that reads and writes.
-struct One<'a, T: ?Sized>(&'a mut T);
-
-/// A reader and a writer.
-struct Two<'a, R: ?Sized, W: ?Sized>(&'a mut R, &'a mut W);
+/// This transport's marker (see [`Stream`]).
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Via {}
 
 /// A read, retried when interrupted by a signal.
 fn read(reader: &mut (impl Read + ?Sized), buf: &mut [u8]) -> io::Result<usize> {
@@ -24,25 +24,25 @@ fn read(reader: &mut (impl Read + ?Sized), buf: &mut [u8]) -> io::Result<usize> 
     }
 }
 
-impl<T: Read + Write + ?Sized> Transport for One<'_, T> {
+impl<T: Read + Write + ?Sized> Stream<Via> for T {
     type ReadError = io::Error;
     type WriteError = io::Error;
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        read(self.0, buf)
+        read(self, buf)
     }
     fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.0.write_all(bytes)
+        Write::write_all(self, bytes)
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
+        Write::flush(self)
     }
 }
 
-impl<R: Read + ?Sized, W: Write + ?Sized> Transport for Two<'_, R, W> {
+impl<R: Read, W: Write> Stream<Via> for Split<R, W> {
     type ReadError = io::Error;
     type WriteError = io::Error;
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        read(self.0, buf)
+        read(&mut self.0, buf)
     }
     fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.1.write_all(bytes)
@@ -52,30 +52,16 @@ impl<R: Read + ?Sized, W: Write + ?Sized> Transport for Two<'_, R, W> {
     }
 }
 
-fn one_error(e: ServeError<io::Error, io::Error>) -> io::Error {
-    match e {
-        ServeError::Read(e) | ServeError::Write(e) => e,
-    }
-}
-
-/// Serves `io`, one object that reads and writes (a `TcpStream`, a serial port), until
-/// its input ends or the service's stop condition holds: see [`Service`] for what is
-/// sent when. Each reply, and each message from the outbox, is written whole; what one
-/// read brings is flushed once, before the next read. The buffers are the service's; nothing is allocated.
-pub fn serve<C, F: Framer + ?Sized, IO: Read + Write + ?Sized>(
-    service: &mut Service<'_, C, F>,
-    ctx: &mut C,
-    io: &mut IO,
-) -> io::Result<()> {
-    run(service, ctx, &mut One(io)).map_err(one_error)
-}
-
-/// [`serve`] over a reader and a writer (stdin and stdout).
+/// Serves `io` until its input ends or the service's stop condition holds: one object
+/// that reads and writes (a `TcpStream`, a serial port), or a reader and a writer as
+/// a [`Split`]. See [`Service`] for what is sent when. Each reply, and each message
+/// from the outbox, is written whole; what one read brings is flushed once, before
+/// the next read. The buffers are the service's; nothing is allocated.
 ///
 /// ```
 /// use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
+/// use jsonrpc_slice::io::std::{serve, Split};
 /// use jsonrpc_slice::service::Service;
-/// use jsonrpc_slice::io::std as std_io;
 /// use jsonrpc_slice::{demo, Server};
 ///
 /// static SERVER: Server<()> = Server::new(demo::TABLE);
@@ -84,15 +70,16 @@ pub fn serve<C, F: Framer + ?Sized, IO: Read + Write + ?Sized>(
 /// let mut service = Service::new(&SERVER, &mut framer, &mut chunk, &mut output);
 /// let input = b"Content-Length: 46\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"get_data\",\"id\":\"x\"}";
 /// let mut wire = Vec::new();
-/// std_io::serve_split(&mut service, &mut (), &mut &input[..], &mut wire)?;
+/// serve(&mut service, &mut (), &mut Split(&input[..], &mut wire))?;
 /// assert_eq!(wire, b"Content-Length: 47\r\n\r\n{\"jsonrpc\":\"2.0\",\"result\":[\"hello\",5],\"id\":\"x\"}");
 /// # Ok::<(), std::io::Error>(())
 /// ```
-pub fn serve_split<C, F: Framer + ?Sized, R: Read + ?Sized, W: Write + ?Sized>(
-    service: &mut Service<'_, C, F>,
-    ctx: &mut C,
-    reader: &mut R,
-    writer: &mut W,
-) -> io::Result<()> {
-    run(service, ctx, &mut Two(reader, writer)).map_err(one_error)
+pub fn serve<C, F, IO>(service: &mut Service<'_, C, F>, ctx: &mut C, io: &mut IO) -> io::Result<()>
+where
+    F: Framer + ?Sized,
+    IO: Stream<Via, ReadError = io::Error, WriteError = io::Error> + ?Sized,
+{
+    run(service, ctx, io).map_err(|e| match e {
+        ServeError::Read(e) | ServeError::Write(e) => e,
+    })
 }

@@ -2,11 +2,10 @@
 //! handlers run, with cancellation, requests to the peer, and messages pushed on a
 //! quiet link — no allocation, no boxing, a fixed memory set by the caller.
 //!
-//! The blocking [`Service`](super::Service) and the [`AsyncService`](super::AsyncService)
-//! take one message at a time: a slow handler holds up every message behind it. A
-//! [`ConcurrentServer`] runs its handlers in `N` *slots* and keeps reading while they
-//! run, so a `ping` is answered during a long tool call and a cancellation reaches the
-//! call it names.
+//! The [`Service`](super::Service), blocking or async, takes one message at a time: a
+//! slow handler holds up every message behind it. A [`ConcurrentServer`] runs its
+//! handlers in `N` *slots* and keeps reading while they run, so a `ping` is answered
+//! during a long tool call and a cancellation reaches the call it names.
 //!
 //! # The flow
 //!
