@@ -279,10 +279,8 @@ impl ResultWriter<'_> {
     /// fixed-point numbers instead: [`decimal`](Self::decimal) writes `2150` at scale
     /// 2 as `21.50` with integer code only (0.7 KiB in the same firmware). A program
     /// that never calls `f64` or `f32` does not link them. With the `ryu` feature the
-    /// digits come from `ryu` instead (the same text): in the flash-cost table of
-    /// `examples/flash-costs/README.md` one `f64` costs 9.1 KiB instead of 14.1 KiB on a Cortex-M4F, 9.7 KiB instead of
-    /// 17.2 KiB on a Cortex-M0, and a quarter to two fifths fewer instructions a value
-    /// on a host.
+    /// digits come from `ryu` instead (the same text), in less flash and fewer
+    /// instructions a value (`examples/flash-costs/README.md` has the flash of each).
     ///
     /// ```
     /// use jsonrpc_slice::ResultWriter;
