@@ -548,7 +548,7 @@ impl<T> ConcurrentServer<T> {
         };
         let mut w = ResultWriter::new(out);
         match w.error_reply(id, code, Text::plain(message), None) {
-            Ok(()) => w.into_written().len(),
+            Ok(_) => w.into_written().len(),
             Err(_) => 0,
         }
     }
