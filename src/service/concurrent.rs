@@ -99,6 +99,7 @@ use crate::write::{Message as Text, ResultWriter, WriteError};
 
 use super::Input;
 
+mod blocking;
 mod memory;
 
 use self::memory::Buffer;
