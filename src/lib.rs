@@ -193,6 +193,9 @@ pub mod tokio;
 #[cfg(feature = "hyper")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
 pub mod http;
+#[cfg(feature = "tracing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
+pub mod tracing;
 #[cfg(not(feature = "serde"))]
 mod without_serde;
 pub mod write;
