@@ -10,7 +10,7 @@
 //! keep-alive, any path, `POST` only, JSON content types, bodies up to 1 MiB, at most
 //! 1,000 connections, header, idle and request time limits, buffers from a bounded
 //! pool (see `src/http/`). With `--ipc PATH` the same methods are also served on a Unix
-//! socket (the library's `tokio::ipc::IpcServer`, feature `ipc`), in both framings
+//! socket (the library's `io::tokio::ipc::IpcServer`, feature `ipc`), in both framings
 //! Ethereum clients speak there: JSON values back to back or one a line. Ctrl-C shuts
 //! both down gracefully.
 
@@ -19,8 +19,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use jsonrpc_slice::http::HttpServer;
+use jsonrpc_slice::io::tokio::ipc::{IpcListener, IpcServer};
 use jsonrpc_slice::service::concurrent::ConcurrentServer;
-use jsonrpc_slice::tokio::ipc::{IpcListener, IpcServer};
 use jsonrpc_slice::{
     method_table, MethodTable, OutputTooSmall, Params, RawJson, ResultWriter, RpcError, Server,
 };
@@ -131,7 +131,7 @@ pub fn http() -> HttpServer<Node> {
     HttpServer::new(&SERVER, node)
 }
 
-/// The IPC server of this node (its defaults: see `tokio::ipc::Settings`).
+/// The IPC server of this node (its defaults: see `io::tokio::ipc::Settings`).
 pub fn ipc() -> IpcServer<MethodTable<Node>, Node> {
     IpcServer::new(&IPC, node)
 }

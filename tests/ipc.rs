@@ -1,4 +1,4 @@
-//! `tokio::ipc::IpcServer` on a Unix socket in the temporary directory, with raw
+//! `io::tokio::ipc::IpcServer` on a Unix socket in the temporary directory, with raw
 //! clients, every wait bounded by `LIMIT`. The time limits under test are set short
 //! through `Settings`; a wait for the server to act is a wait for its bytes or its
 //! close, never a sleep.
@@ -25,8 +25,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use jsonrpc_slice::io::tokio::ipc::{IpcListener, IpcServer, Settings};
 use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer};
-use jsonrpc_slice::tokio::ipc::{IpcListener, IpcServer, Settings};
 use jsonrpc_slice::{async_method_table, Params, RawJson, ResultWriter, RpcError};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;

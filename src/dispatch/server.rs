@@ -209,10 +209,10 @@ impl<C> Server<C> {
             let (code, message, data) = self.failure_reply(failure, room);
             let written = w.error_reply(id, code, message, data);
             match failure {
-                _ if written.is_ok() => return Ok(code),
+                _ if written.is_ok() => return written,
                 Failure::Parse | Failure::TooDeep | Failure::TooLarge | Failure::BatchTooLarge => {
                     w.rollback(mark);
-                    return written.map(|()| code);
+                    return written;
                 }
                 _ => failure = Failure::TooLarge,
             }
@@ -384,7 +384,7 @@ impl<C> Server<C> {
     /// Streams the replies of a batch, in request order, into one array (or nothing).
     // Out of line in the fast build, so that its state is off the stack while a single
     // message is parsed; inlined in the compact one, where that measured smaller in
-    // flash and in stack (the firmware's peak went from 700 to 672 bytes).
+    // flash and in stack (docs/perf/LOG.md).
     #[cfg_attr(jsonrpc_slice_fast, inline(never))]
     fn batch(
         &self,

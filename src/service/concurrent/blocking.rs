@@ -4,8 +4,8 @@
 //! [`ConcurrentServer`](super::ConcurrentServer) (a socket with several calls in
 //! flight) alike.
 
+use crate::dispatch::AsyncMethods;
 use crate::dispatch::MethodTable;
-use crate::dispatch_async::AsyncMethods;
 use crate::error::RpcError;
 use crate::params::Params;
 use crate::raw::RawStr;

@@ -120,7 +120,7 @@ impl Default for Settings {
 ///
 /// ```no_run
 /// use jsonrpc_slice::service::concurrent::ConcurrentServer;
-/// use jsonrpc_slice::tokio::ipc::{IpcListener, IpcServer};
+/// use jsonrpc_slice::io::tokio::ipc::{IpcListener, IpcServer};
 /// use jsonrpc_slice::{demo, MethodTable};
 ///
 /// static SERVER: ConcurrentServer<MethodTable<()>> = ConcurrentServer::new(demo::TABLE);
