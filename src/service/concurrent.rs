@@ -99,6 +99,7 @@ use crate::OutputTooSmall;
 
 use super::Input;
 
+mod blocking;
 mod memory;
 
 use self::memory::Buffer;
