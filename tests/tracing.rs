@@ -279,7 +279,7 @@ mod interleaved {
     async fn open<'p>(
         call: &mut Call<'_, Gate>,
         _: Params<'p>,
-        out: &mut ResultWriter<'_>,
+        _: &mut ResultWriter<'_>,
     ) -> Rpc<'p> {
         call.state().open.set(true);
         call.state().opened.notify_waiters();
