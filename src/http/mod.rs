@@ -30,8 +30,12 @@
 //!   [`Settings::shutdown_grace`] (10 s), then drops the rest.
 //!
 //! Handlers are the codec's ([`Server::handle`](crate::Server::handle)): synchronous,
-//! each given a context made for its request.
+//! each given a context made for its request ([`HttpServer::new`]); or async, through
+//! the concurrent service ([`HttpServer::concurrent`]): a batch's calls in flight at
+//! once, each in a slot of its own, so a slow call does not hold up the others
+//! (`concurrent.rs` says how).
 
+mod concurrent;
 mod server;
 
 pub use server::{HttpServer, Settings};
