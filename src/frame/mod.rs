@@ -377,7 +377,7 @@ pub fn oversized_frame_reply(max_frame: usize, output: &mut [u8]) -> Result<&[u8
     let mut w = ResultWriter::new(output);
     let message = Message::with("Invalid Request: frame larger than ", max_frame, " bytes");
     match w.error_reply(Id::NULL, code::INVALID_REQUEST, message, None) {
-        Ok(()) => Ok(w.into_written()),
+        Ok(_) => Ok(w.into_written()),
         Err(_) => Err(OutputTooSmall),
     }
 }
@@ -388,7 +388,7 @@ pub fn malformed_frame_reply(output: &mut [u8]) -> Result<&[u8], OutputTooSmall>
     let mut w = ResultWriter::new(output);
     let message = Message::plain("Invalid Request: malformed frame header");
     match w.error_reply(Id::NULL, code::INVALID_REQUEST, message, None) {
-        Ok(()) => Ok(w.into_written()),
+        Ok(_) => Ok(w.into_written()),
         Err(_) => Err(OutputTooSmall),
     }
 }

@@ -199,9 +199,11 @@ where
         let result = loop {
             let accepted = tokio::select! {
                 accepted = listener.accept() => accepted,
+                // A connection's task keeps its memory until it is joined: joined as
+                // each ends, not at the next accept.
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
                 () = shutdown.as_mut() => break Ok(()),
             };
-            while tasks.try_join_next().is_some() {}
             let stream = match accepted {
                 Ok((stream, _)) => stream,
                 // Out of descriptors: wait for a connection to close.
@@ -362,6 +364,22 @@ where
 {
     let _ = stream.set_nodelay(true);
     let settings = &shared.settings;
+    // Nothing of hyper's (its read buffer, 8 KiB taken at its first read) is made
+    // until the peer sends: a connection that sends nothing holds its socket and this
+    // task only. It is closed as hyper would close it (the header or the idle timeout,
+    // whichever is shorter), or when closed for a new client or at shutdown.
+    let silent = settings.header_timeout.min(settings.idle_timeout);
+    let mut first = [0u8; 1];
+    let spoke = tokio::select! {
+        // `peek` waits for a byte (`readable` may wake with none); 0 is the end.
+        peeked = stream.peek(&mut first) => matches!(peeked, Ok(1..)),
+        () = conn.close.notified() => false,
+        () = tokio::time::sleep(silent) => false,
+    };
+    if !spoke {
+        shared.closed(&conn);
+        return;
+    }
     let service = {
         let (shared, conn) = (shared.clone(), conn.clone());
         hyper::service::service_fn(move |req| request(shared.clone(), conn.clone(), req))
