@@ -2,8 +2,6 @@
 //! runs and masks, simdutf8 for UTF-8 with `std`, and on x86_64 with `std` the word
 //! walk's second copy for AVX2, picked at run time (`wide.rs`).
 
-use super::Job;
-
 /// The body this build uses: SSE2 on x86_64, NEON on aarch64 with NEON, SWAR
 /// elsewhere.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -54,4 +52,84 @@ pub(crate) fn is_wide() -> bool {
     return wide::is_wide();
     #[cfg(not(all(feature = "std", target_arch = "x86_64", target_feature = "sse2")))]
     return false;
+}
+
+/// The bytes among the 16 at `i` that [`plain_ascii_end`] stops at, as a mask (bit
+/// `k` for the byte at `i + k`); `None` when fewer than 16 bytes are left. For loops
+/// that take each stop of a chunk in turn (the scanner's strings with escapes). SSE2
+/// has it in one instruction; the NEON and SWAR builds use the scalar body.
+#[inline]
+pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
+    body::plain_ascii_mask(b, i)
+}
+
+/// The classes of the bytes of `block` ([`StringClasses`]). For the scanner's strings
+/// with escapes, which resolve the escapes of a block with bit operations (the caller
+/// takes the block from the slice, and keeps it to read the bytes the masks point at).
+/// SSE2 has each class of 16 bytes in one compare and one mask move; the NEON and SWAR
+/// builds use the scalar body.
+#[inline]
+pub(crate) fn string_classes(block: &[u8; 64]) -> super::StringClasses {
+    body::string_classes(block)
+}
+
+/// A piece of the scanner compiled once per instruction set that [`widest`] can pick:
+/// [`run`](Job::run), `#[inline(always)]` in every implementation, is compiled into
+/// each copy. Its arguments are the scanner's (the input, an offset, a nesting limit
+/// and a level), passed one by one so that they reach the copy in registers: a job
+/// that was a value of its own went through memory.
+pub(crate) trait Job {
+    /// What the job gives.
+    type Out;
+    /// Does the job on `b` from `i`.
+    fn run(b: &[u8], i: usize, max_depth: u16, level: usize) -> Self::Out;
+}
+
+/// The job `J` out of line, in the copy for the build's target (what [`widest`] runs
+/// where it has no other, and the tests pin against the other).
+#[inline(never)]
+pub(crate) fn built<J: Job>(b: &[u8], i: usize, max_depth: u16, level: usize) -> J::Out {
+    J::run(b, i, max_depth, level)
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    /// `is_utf8` (simdutf8 with `std` on the fast build) says what `core::str::from_utf8`
+    /// says: on valid text of every width, at every length, and with each byte of it
+    /// replaced by a byte that breaks or changes it.
+    #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "simdutf8's SIMD under Miri: slow, and not this crate's code"
+    )]
+    fn is_utf8_agrees_with_core() {
+        let text =
+            "plain, é, €, 😀, 東京, and more plain text: long enough for the wide checks".repeat(3);
+        let text = text.as_bytes();
+        let mut checked = 0;
+        for len in 0..text.len() {
+            let cut = &text[..len];
+            assert_eq!(
+                super::is_utf8(cut),
+                core::str::from_utf8(cut).is_ok(),
+                "{cut:02x?}"
+            );
+            checked += 1;
+        }
+        for at in 0..text.len() {
+            for with in [0x80u8, 0xC0, 0xED, 0xF4, 0xFF, b'a', 0xBF] {
+                let mut b = text.to_vec();
+                b[at] = with;
+                assert_eq!(
+                    super::is_utf8(&b),
+                    core::str::from_utf8(&b).is_ok(),
+                    "{at} {with:02x}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000);
+    }
 }
