@@ -12,9 +12,9 @@
 //! RUSTFLAGS rebuilds them all. Asking for both is an error. The code says
 //! `cfg(jsonrpc_slice_fast)`, never the condition itself, and names it once per concern
 //! where it can (`#[cfg_attr(jsonrpc_slice_fast, path = "..._fast.rs")]`). See
-//! "The compact build" in `docs/DESIGN.md`. Within the fast build, on x86_64 with the
-//! `std` feature, `simd::widest` picks the walk's AVX2 copy at run time
-//! (`src/simd/build_fast.rs`).
+//! "The compact build" in `docs/DESIGN.md`. Nothing picks code by the CPU at run time
+//! but simdutf8 (with `std`): on x86_64, `-C target-cpu=x86-64-v3` gives the whole
+//! crate AVX2 and BMI.
 
 use std::env;
 

@@ -176,9 +176,8 @@ fn fail(kind: ScanErrorKind, i: usize) -> ScanError {
 pub mod fuzzing {
     /// Asserts that every other walk of the build gives the general walk's answer on the
     /// value at the start of `b` (whitespace skipped), at `max_depth`: on the fast build
-    /// the word walk inline, its copy for the build's target, and the one
-    /// `simd::widest` runs on this CPU (with `std` on x86_64, the AVX2 copy where the
-    /// CPU has it); on the compact build the general walk's out-of-line copy.
+    /// the word walk inline and out of line; on the compact build the general walk's
+    /// out-of-line copy.
     pub fn walks_agree(b: &[u8], max_depth: u16) {
         let i = super::skip_ws(b, 0);
         let want = super::value::general(b, i, max_depth);

@@ -208,10 +208,8 @@ fn scanner_agrees_with_the_naive_oracle() {
 /// Every other walk of the build gives the general walk's answer on every input (the
 /// inputs above, and each again with whitespace after every `:` and `,`), at three
 /// depth limits and from every start: the same end or the same error. On the fast
-/// build the word walk inline and its out-of-line copies, the one for the build's
-/// target and the one `simd::widest` runs (on x86_64 with `std`, the AVX2 copy where
-/// the CPU has it, which this test then pins too; it says which ran); on the compact
-/// build the general walk's out-of-line copy.
+/// build the word walk, inline and out of line; on the compact build the general
+/// walk's out-of-line copy.
 #[test]
 fn other_walks_agree_with_the_general_walk() {
     let mut checked = 0;
@@ -228,14 +226,6 @@ fn other_walks_agree_with_the_general_walk() {
         }
     }
     assert!(checked > 10_000, "{checked}");
-    std::println!(
-        "word walk: {checked} walks, the widest copy {}",
-        if crate::simd::is_wide() {
-            "AVX2"
-        } else {
-            "the build's"
-        }
-    );
 }
 
 /// The trusted skipper finds the same ends as the scanner, and on any input ends within

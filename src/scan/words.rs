@@ -35,13 +35,11 @@ pub(crate) fn value(b: &[u8], i: usize, max_depth: u16) -> Result<usize, ScanErr
 /// The word walk reads eight bytes at a time: an input shorter than [`WORD_WALK_MIN`]
 /// goes the general way (and the compiler knows, in the word walk, that so many bytes
 /// are there, so that `word_at` is one compare). Only the word walk starts inside an
-/// array, and `array` asks it to on that many bytes or more only. The word walk runs
-/// in the widest copy the CPU has ([`simd::widest`]: on x86_64 with `std`, AVX2 where
-/// the CPU has it).
+/// array, and `array` asks it to on that many bytes or more only.
 #[inline(always)]
 fn value_or_rest(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<usize, ScanError> {
     let level = if in_array { ARRAY_OPEN } else { 0 };
-    scanned(simd::widest::<ValueOrRestWordwise>(b, i, max_depth, level))
+    scanned(walk(b, i, max_depth, level))
 }
 
 /// [`value_bytewise`], or with `in_array` the end of the input: only the word walk
@@ -54,10 +52,6 @@ fn bytewise_from(b: &[u8], i: usize, max_depth: u16, in_array: bool) -> Result<u
     }
     value_bytewise(b, i, max_depth)
 }
-
-/// [`value_or_rest`] by the word walk, as a [`simd::Job`]: compiled into each copy that
-/// [`simd::widest`] picks from.
-struct ValueOrRestWordwise;
 
 /// A walk's result as two registers: the offset after the value and no error kind,
 /// or the offset and the kind of the error (a `Result<usize, ScanError>` is returned
@@ -73,23 +67,23 @@ fn scanned((at, kind): Scanned) -> Result<usize, ScanError> {
     }
 }
 
-impl simd::Job for ValueOrRestWordwise {
-    type Out = Scanned;
-
-    #[inline(always)]
-    fn run(b: &[u8], i: usize, max_depth: u16, level: usize) -> Self::Out {
-        // Asked here, inside the copy, so that its compiler knows it in the word walk
-        // (the callers ask nothing before the call); shorter inputs take the general
-        // walk.
-        let walked = if b.len() >= WORD_WALK_MIN {
-            value_wordwise(b, i, max_depth, level)
-        } else {
-            bytewise_from(b, i, max_depth, level != 0)
-        };
-        match end_of_input(b, walked) {
-            Ok(end) => (end, None),
-            Err(e) => (e.offset, Some(e.kind)),
-        }
+/// [`value_or_rest`] by the word walk, out of line (its bit stack, 128 bytes, is off
+/// the stack again before the caller reads what it scanned), `level` as
+/// [`value_wordwise`] takes it, the arguments one by one so that they come in
+/// registers.
+#[inline(never)]
+fn walk(b: &[u8], i: usize, max_depth: u16, level: usize) -> Scanned {
+    // Asked here, inside the walk's copy, so that its compiler knows it in the word
+    // walk (the callers ask nothing before the call); shorter inputs take the general
+    // walk.
+    let walked = if b.len() >= WORD_WALK_MIN {
+        value_wordwise(b, i, max_depth, level)
+    } else {
+        bytewise_from(b, i, max_depth, level != 0)
+    };
+    match end_of_input(b, walked) {
+        Ok(end) => (end, None),
+        Err(e) => (e.offset, Some(e.kind)),
     }
 }
 
@@ -333,28 +327,20 @@ fn value_wordwise(
 }
 
 /// The build's walks other than the general one, with the end-of-input rule: the word
-/// walk inline, its copy for the build's target ([`simd::built`]) and the one
-/// [`simd::widest`] picks (the AVX2 copy where the CPU has it). For the unit tests and
-/// the `validate` fuzz target, which pin each to the general walk.
+/// walk inline, and its out-of-line copy. For the unit tests and the `validate` fuzz
+/// target, which pin each to the general walk.
 #[cfg(any(test, fuzzing))]
 pub(crate) fn other_walks(
     b: &[u8],
     i: usize,
     max_depth: u16,
-) -> [(&'static str, Result<usize, ScanError>); 3] {
+) -> [(&'static str, Result<usize, ScanError>); 2] {
     [
         (
             "inline",
             end_of_input(b, value_wordwise(b, i, max_depth, 0)),
         ),
-        (
-            "built",
-            scanned(simd::built::<ValueOrRestWordwise>(b, i, max_depth, 0)),
-        ),
-        (
-            "widest",
-            scanned(simd::widest::<ValueOrRestWordwise>(b, i, max_depth, 0)),
-        ),
+        ("out of line", scanned(walk(b, i, max_depth, 0))),
     ]
 }
 

@@ -4,9 +4,3 @@
 
 /// The body this build uses.
 pub(crate) use super::scalar as body;
-
-/// Whether the walk runs AVX2 copies: never on this build.
-#[cfg(test)]
-pub(crate) fn is_wide() -> bool {
-    false
-}

@@ -12,15 +12,13 @@
 //! | fast, aarch64 with NEON (the baseline of every aarch64 target but the `softfloat` ones) | 16 bytes, then 64 at a time, NEON | `neon.rs` |
 //! | fast, any other 64-bit target | 8 bytes at a time in a `u64` | `swar.rs` |
 //!
-//! On x86_64 with the `std` feature, [`widest`] also runs the scanner's word walk in a
-//! second copy compiled for AVX2, BMI1 and BMI2 when the CPU has them (asked once at run
-//! time, `wide.rs`): the same source, so the SSE2 bodies above get the VEX encoding
-//! there (docs/perf/LOG.md has what that copy saves).
+//! Built with `-C target-cpu=x86-64-v3` (AVX2, BMI1, BMI2), the SSE2 bodies get the VEX
+//! encoding and the scanner BMI's shifts and bit scans; nothing here picks a wider copy
+//! at run time (docs/perf/LOG.md has why).
 //!
-//! The SIMD bodies and that dispatch are the only `unsafe` code of the crate (the
-//! intrinsics are `unsafe` functions, a vector load reads through a raw pointer, and a
-//! function compiled for AVX2 may be called only on a CPU that has it); each `unsafe`
-//! block says why it is sound. Every body stops at exactly the byte its scalar twin
+//! The SIMD bodies are the only `unsafe` code of the crate (the intrinsics are `unsafe`
+//! functions, and a vector load reads through a raw pointer); each `unsafe` block says
+//! why it is sound. Every body stops at exactly the byte its scalar twin
 //! stops at.
 //!
 //! # Contract
@@ -68,8 +66,8 @@ pub(crate) mod sse2;
 #[cfg(any(jsonrpc_slice_fast, test, fuzzing))]
 pub(crate) mod swar;
 // What the build takes of the bodies, and on the fast build the routines only its
-// scanner calls (`plain_ascii_mask`, `string_classes`, `is_utf8`, `widest`): one file
-// each, all of it re-exported here.
+// scanner calls (`plain_ascii_mask`, `string_classes`, `is_utf8`): one file each, all
+// of it re-exported here.
 #[cfg_attr(jsonrpc_slice_fast, path = "build_fast.rs")]
 #[cfg_attr(not(jsonrpc_slice_fast), path = "build_compact.rs")]
 mod build;
