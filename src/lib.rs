@@ -96,8 +96,7 @@
 //!   and every decided case of `DESIGN.md` is a test row.
 //! - **`unsafe` in one place only**: the crate is `#![deny(unsafe_code)]`, allowed
 //!   only in the SIMD bodies of the inner byte loops (SSE2 on x86_64, NEON on
-//!   aarch64; the compact build has none) and in the run-time dispatch to the scanner's
-//!   AVX2 copy (x86_64 with `std`), where each block argues its soundness in a
+//!   aarch64; the compact build has none), where each block argues its soundness in a
 //!   `SAFETY` comment, the loads stay inside the slice, and the tests (under Miri in
 //!   CI) and a fuzz target pin every body to the scalar one.
 //!
