@@ -1,4 +1,5 @@
-//! A tiny Ethereum-style node: JSON-RPC 2.0 over HTTP, on hyper 1 and tokio.
+//! A tiny Ethereum-style node: JSON-RPC 2.0 over HTTP and WebSocket, on hyper 1 and
+//! tokio.
 //!
 //! ```sh
 //! cargo run --release --example http-node -- --addr 127.0.0.1:8545
@@ -8,21 +9,37 @@
 //! `http::HttpServer` (feature `hyper`), with its production defaults: HTTP/1.1 with
 //! keep-alive, any path, `POST` only, JSON content types, bodies up to 1 MiB, at most
 //! 1,000 connections, header, idle and request time limits, buffers from a bounded
-//! pool (see `src/http.rs`). Ctrl-C shuts it down gracefully.
+//! pool (see `src/http/`). Ctrl-C shuts it down gracefully.
+//!
+//! The same address takes WebSocket upgrades (`ws://ADDR`, feature `websocket`): the
+//! same methods, and `eth_subscribe("newHeads")` / `eth_unsubscribe`. Whenever
+//! `evm_mine` makes a block, over either transport, every `newHeads` subscriber is
+//! sent its header (an `eth_subscription` notification).
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use jsonrpc_slice::http::HttpServer;
+use jsonrpc_slice::http::{HttpServer, Session, Subscribers, WebSocket, WithSync};
+use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer};
+use jsonrpc_slice::subscription::SubscriptionId;
 use jsonrpc_slice::{
-    method_table, OutputTooSmall, Params, RawJson, ResultWriter, RpcError, Server,
+    async_method_table, method_table, MethodTable, OutputTooSmall, Params, RawJson, ResultWriter,
+    RpcError, Server, WriteError,
 };
 
 /// The chain's head, shared by every connection: `evm_mine` advances it.
 static BLOCK: AtomicU64 = AtomicU64::new(0x10);
 
+/// Every WebSocket connection's `newHeads` subscriptions (16 at most per connection).
+static HEADS: Subscribers<NewHeads> = Subscribers::new();
+
+/// The one kind of subscription this node has.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct NewHeads;
+
 /// What the handlers see.
+#[derive(Clone)]
 pub struct Node {
     block: &'static AtomicU64,
 }
@@ -47,8 +64,74 @@ fn block_number<'p>(node: &mut Node, _: Params<'p>, out: &mut ResultWriter<'_>) 
 }
 
 fn mine<'p>(node: &mut Node, _: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
-    node.block.fetch_add(1, Ordering::Relaxed);
+    let n = node.block.fetch_add(1, Ordering::Relaxed) + 1;
+    HEADS.notify(&NewHeads, "eth_subscription", |out| header(out, n));
     Ok(out.str("0x0")?)
+}
+
+/// Block `n`'s header, as `newHeads` sends it (a chain of empty blocks).
+fn header(out: &mut ResultWriter<'_>, n: u64) -> Result<(), WriteError> {
+    let zeros = "0x0000000000000000000000000000000000000000000000000000000000000000";
+    let hash = |out: &mut ResultWriter<'_>, n: u64| out.display(format_args!("0x{n:064x}"));
+    out.begin_object()?;
+    out.key("number")?;
+    out.display(format_args!("{n:#x}"))?;
+    out.key("hash")?;
+    hash(out, n)?;
+    out.key("parentHash")?;
+    hash(out, n - 1)?;
+    for key in ["stateRoot", "transactionsRoot", "receiptsRoot", "mixHash"] {
+        out.key(key)?;
+        out.str(zeros)?;
+    }
+    out.key("sha3Uncles")?;
+    out.str("0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347")?;
+    out.key("miner")?;
+    out.str("0x0000000000000000000000000000000000000000")?;
+    out.key("logsBloom")?;
+    out.display(format_args!("0x{:0>512}", ""))?;
+    for (key, value) in [
+        ("difficulty", "0x0"),
+        ("gasLimit", "0x1c9c380"),
+        ("gasUsed", "0x0"),
+    ] {
+        out.key(key)?;
+        out.str(value)?;
+    }
+    out.key("timestamp")?;
+    out.display(format_args!("{:#x}", 1_700_000_000 + 12 * n))?;
+    for (key, value) in [("extraData", "0x"), ("nonce", "0x0000000000000000")] {
+        out.key(key)?;
+        out.str(value)?;
+    }
+    out.key("baseFeePerGas")?;
+    out.str("0x7")?;
+    out.end()
+}
+
+/// A WebSocket call's context: the node, and the connection's subscriptions.
+type Ws<'c> = Call<'c, Session<Node, NewHeads>>;
+
+/// `["newHeads"]`: the new subscription's id.
+async fn subscribe<'p>(call: &mut Ws<'_>, p: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
+    let mut buf = [0u8; 8];
+    let kind = p.nth(0).and_then(|k| k.as_str()?.unescape_into(&mut buf));
+    if kind != Some("newHeads") || p.nth(1).is_some() {
+        return Err(RpcError::new(-32602, "only newHeads subscriptions"));
+    }
+    match call.state().subscribe(NewHeads) {
+        Ok(id) => Ok(id.write(out)?),
+        Err(_full) => Err(RpcError::new(-32005, "too many subscriptions")),
+    }
+}
+
+/// `[id]`: `true` if the subscription was open on this connection.
+async fn unsubscribe<'p>(call: &mut Ws<'_>, p: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
+    let id = p.nth(0).and_then(SubscriptionId::parse);
+    let Some(id) = id.filter(|_| p.nth(1).is_none()) else {
+        return Err(RpcError::new(-32602, "expected [subscription id]"));
+    };
+    Ok(out.bool(call.state().unsubscribe(id))?)
 }
 
 fn gas_price<'p>(_: &mut Node, _: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
@@ -93,7 +176,7 @@ fn block_tag(tag: &str) -> bool {
     named.contains(&tag) || tag.strip_prefix("0x").is_some_and(quantity)
 }
 
-static SERVER: Server<Node> = Server::new(method_table! {
+const METHODS: MethodTable<Node> = method_table! {
     "eth_chainId" => chain_id,
     "net_version" => net_version,
     "web3_clientVersion" => client_version,
@@ -101,7 +184,18 @@ static SERVER: Server<Node> = Server::new(method_table! {
     "evm_mine" => mine,
     "eth_gasPrice" => gas_price,
     "eth_getBalance" => get_balance,
-});
+};
+
+static SERVER: Server<Node> = Server::new(METHODS);
+
+async_method_table! { Subscriptions<'c, Ws<'c>> {
+    "eth_subscribe" => subscribe,
+    "eth_unsubscribe" => unsubscribe,
+} }
+
+/// The WebSocket methods: the subscriptions, then every method of `METHODS`.
+static WS: ConcurrentServer<WithSync<Subscriptions, Node>> =
+    ConcurrentServer::new(WithSync::new(Subscriptions, &METHODS));
 
 /// The codec's part of a request: the reply to a message (empty when none is due).
 pub fn answer<'o>(message: &[u8], reply: &'o mut [u8]) -> Result<&'o [u8], OutputTooSmall> {
@@ -113,9 +207,15 @@ fn node() -> Node {
     Node { block: &BLOCK }
 }
 
-/// The HTTP server of this node (its defaults: see `http::Settings`).
+/// The WebSocket side of this node (its defaults: see `http::websocket::Settings`).
+pub fn websocket() -> WebSocket {
+    WebSocket::new(&WS, &HEADS, node())
+}
+
+/// The HTTP server of this node, WebSocket on the same address (its defaults: see
+/// `http::Settings`).
 pub fn http() -> HttpServer<Node> {
-    HttpServer::new(&SERVER, node)
+    HttpServer::new(&SERVER, node).with_websocket(websocket())
 }
 
 #[tokio::main]

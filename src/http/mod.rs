@@ -29,7 +29,19 @@
 //!
 //! Handlers are the codec's ([`Server::handle`]): synchronous, each given a context
 //! made for its request.
+//!
+//! With the `websocket` feature, [`HttpServer::with_websocket`] takes WebSocket
+//! upgrades on the same address, with subscriptions ([`websocket`]).
 
+#[cfg(feature = "websocket")]
+mod pubsub;
 mod server;
+#[cfg(feature = "websocket")]
+#[cfg_attr(docsrs, doc(cfg(feature = "websocket")))]
+pub mod websocket;
 
+#[cfg(feature = "websocket")]
+pub use pubsub::{Session, Subscribers, WithSync, CLOSE_NOT_READING};
 pub use server::{HttpServer, Settings};
+#[cfg(feature = "websocket")]
+pub use websocket::WebSocket;
