@@ -7,7 +7,7 @@
 //! | calls, a batch, a notification (no reply) over one connection, on the HTTP address | `calls_and_a_batch` |
 //! | a slow call does not hold up the calls behind it | `a_slow_call_does_not_stall_the_others` |
 //! | a message past the maximum size closes with 1009 | `a_message_too_big_is_closed_with_1009` |
-//! | a binary message closes with 1003 | `a_binary_message_is_closed_with_1003` |
+//! | a binary message of UTF-8 is read as text; one not UTF-8 closes with 1007 | `binary_messages` |
 //! | a ping is answered with its pong; the server pings | `ping_and_pong` |
 //! | subscribe, notifications carry the id, unsubscribe | `subscribe_and_unsubscribe` |
 //! | a connection's subscriptions end when it closes | `subscriptions_end_when_the_connection_closes` |
@@ -231,14 +231,23 @@ async fn a_message_too_big_is_closed_with_1009() {
 }
 
 #[tokio::test]
-async fn a_binary_message_is_closed_with_1003() {
+async fn binary_messages() {
     let server = start(small()).await;
     let mut ws = connect(server.addr).await;
     let call = br#"{"jsonrpc":"2.0","method":"sum","params":[1],"id":1}"#;
     ws.send(Message::Binary(Bytes::from_static(call)))
         .await
         .unwrap();
-    assert_eq!(close_code(&mut ws).await, CloseCode::Unsupported);
+    assert_eq!(
+        text(&mut ws).await,
+        r#"{"jsonrpc":"2.0","result":1,"id":1}"#
+    );
+    // 0xFF is what ends a message inside the session: never taken as data.
+    let not_utf8 = b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1],\"id\":2}\xff";
+    ws.send(Message::Binary(Bytes::from_static(not_utf8)))
+        .await
+        .unwrap();
+    assert_eq!(close_code(&mut ws).await, CloseCode::Invalid);
 }
 
 #[tokio::test]

@@ -10,8 +10,10 @@
 //!   handlers complete: the connection's calls run through the concurrent service
 //!   ([`ConcurrentServer`]), [`IN_FLIGHT`] at once, so a slow call does not hold up
 //!   the others.
-//! - **binary messages** are refused: the connection is closed with `1003
-//!   Unsupported Data` (JSON-RPC is text).
+//! - **binary messages**: one whose bytes are UTF-8 is read as the text of one
+//!   JSON-RPC message or batch (web3.py sends its requests as binary messages, and
+//!   geth takes them so); one that is not UTF-8 is refused: the connection is closed
+//!   with `1007 Invalid Payload` (JSON-RPC is text). Replies are always text.
 //! - **size**: a message over [`Settings::max_message`] (1 MiB) closes the connection
 //!   with `1009 Message Too Big` (the crate stops reading it there).
 //! - **ping/pong**: a ping is answered with a pong; the server pings every
@@ -422,7 +424,7 @@ async fn serve<A, T, K, const N: usize>(
     let frame = CloseFrame {
         code: CloseCode::from(code),
         reason: Utf8Bytes::from_static(match code {
-            1003 => "binary messages are not accepted: send JSON-RPC as text",
+            1007 => "a binary message that is not UTF-8: JSON-RPC is text",
             1009 => "message too big",
             CLOSE_NOT_READING => "the peer does not read",
             1001 => "going away",
@@ -544,7 +546,7 @@ impl Framer for Messages {
 }
 
 /// The read half: each text message's bytes, then [`END`]; pings and pongs kept
-/// apart; the end of input when the peer closes, a binary message comes, a message
+/// apart; the end of input when the peer closes, a binary message is not UTF-8, a message
 /// is too big, the peer is silent for a ping interval, or the session is stopped.
 struct WsRead<'s> {
     stream: SplitStream<Stream>,
@@ -605,7 +607,14 @@ impl Read for WsRead<'_> {
                             self.pending = Some(text);
                             self.at = 0;
                         }
-                        Some(Ok(Message::Binary(_))) => return self.end(1003),
+                        Some(Ok(Message::Binary(bytes))) => match Utf8Bytes::try_from(bytes) {
+                            Ok(text) => {
+                                self.pending = Some(text);
+                                self.at = 0;
+                            }
+                            // Not text: and `END` may be among its bytes.
+                            Err(_) => return self.end(1007),
+                        },
                         // Pongs to pings are the crate's (sent at its next read).
                         Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {}
                         Some(Ok(Message::Close(_))) | None => return self.end(1000),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The `http-node` example under ethers.js 6 (JsonRpcProvider).
+# The `http-node` example under ethers.js 6 (JsonRpcProvider, and WebSocketProvider with
+# a `newHeads` subscription on the same address).
 #
 #   bash tests/clients/ethers/run.sh        (from anywhere)
 #

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The `http-node` example under web3.py (HTTPProvider) and a plain HTTP client.
+# The `http-node` example under web3.py (HTTPProvider, and WebSocketProvider with a
+# `newHeads` subscription on the same address) and a plain HTTP client.
 #
 #   bash tests/clients/web3/run.sh        (from anywhere)
 #
