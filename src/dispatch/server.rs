@@ -209,10 +209,10 @@ impl<C> Server<C> {
             let (code, message, data) = self.failure_reply(failure, room);
             let written = w.error_reply(id, code, message, data);
             match failure {
-                _ if written.is_ok() => return Ok(code),
+                _ if written.is_ok() => return written,
                 Failure::Parse | Failure::TooDeep | Failure::TooLarge | Failure::BatchTooLarge => {
                     w.rollback(mark);
-                    return written.map(|()| code);
+                    return written;
                 }
                 _ => failure = Failure::TooLarge,
             }
@@ -339,7 +339,11 @@ impl<C> Server<C> {
     ) -> Result<(), WriteError> {
         let (written, outcome) = match (ended, info.id) {
             (_, None) => (Ok(()), Outcome::NoReply),
-            (Ok(()), Some(_)) => (Ok(()), Outcome::Result),
+            // A handler may have written its error itself (`ResultWriter::error`).
+            (Ok(()), Some(_)) => match written_error_code(w.written().get(mark..)) {
+                Some(code) => (Ok(()), Outcome::Error(code)),
+                None => (Ok(()), Outcome::Result),
+            },
             (Err(failure), Some(id)) => match self.fail(w, mark, id, failure) {
                 Ok(code) => (Ok(()), Outcome::Error(code)),
                 // Nothing fits: the message gets no reply at all (`OutputTooSmall`).
@@ -380,7 +384,7 @@ impl<C> Server<C> {
     /// Streams the replies of a batch, in request order, into one array (or nothing).
     // Out of line in the fast build, so that its state is off the stack while a single
     // message is parsed; inlined in the compact one, where that measured smaller in
-    // flash and in stack (the firmware's peak went from 700 to 672 bytes).
+    // flash and in stack (docs/perf/LOG.md).
     #[cfg_attr(jsonrpc_slice_fast, inline(never))]
     fn batch(
         &self,
@@ -422,4 +426,19 @@ impl<C> Server<C> {
         }
         w.push_byte(b']')
     }
+}
+
+/// The code of the error reply `reply` is, if it is one: a reply this crate wrote
+/// starts `{"jsonrpc":"2.0","error":{"code":` and the code's digits.
+fn written_error_code(reply: Option<&[u8]>) -> Option<i32> {
+    let rest = reply?.strip_prefix(b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":")?;
+    let (negative, digits) = match rest.split_first() {
+        Some((b'-', digits)) => (true, digits),
+        _ => (false, rest),
+    };
+    let mut code: i64 = 0;
+    for &b in digits.iter().take_while(|b| b.is_ascii_digit()).take(10) {
+        code = code * 10 + i64::from(b - b'0');
+    }
+    i32::try_from(if negative { -code } else { code }).ok()
 }

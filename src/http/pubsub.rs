@@ -12,11 +12,11 @@ use std::vec::Vec;
 use tokio::sync::Notify;
 
 use crate::dispatch::MethodTable;
-use crate::dispatch_async::AsyncMethods;
 use crate::raw::RawStr;
 use crate::service::concurrent::Call;
 use crate::subscription::{self, Full, Registry, SubscriptionId};
 use crate::write::{ResultWriter, WriteError};
+use crate::AsyncMethods;
 use crate::{Params, RpcError};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

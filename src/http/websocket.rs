@@ -62,10 +62,10 @@ use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message, Utf8Bytes
 use tokio_tungstenite::WebSocketStream;
 
 use super::pubsub::{Member, Session, Stop, Subscribers, CLOSE_NOT_READING};
-use crate::dispatch_async::AsyncMethods;
 use crate::frame::{EndOfInput, FeedResult, Framer};
 use crate::outbox::{queue_message, AsQueue, LentOutbox};
 use crate::service::concurrent::{Call, ConcurrentServer, LentSlots, Read, Write};
+use crate::AsyncMethods;
 
 /// How many calls of one connection run at once (the concurrent service's slots).
 pub const IN_FLIGHT: usize = 4;
