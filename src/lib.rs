@@ -166,6 +166,7 @@ pub mod scan;
 pub mod serde;
 pub mod service;
 mod simd;
+pub mod subscription;
 /// The SIMD bodies, for the `simd` fuzz target only (`--cfg fuzzing`).
 #[cfg(fuzzing)]
 #[doc(hidden)]
