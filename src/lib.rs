@@ -102,7 +102,8 @@
 //!
 //! # Crate features
 //!
-//! None are on by default, and the core needs none.
+//! One is on by default, `ryu`; with `default-features = false` the core needs none
+//! and depends on `core` alone.
 //!
 //! (Items behind a feature are named here without a link, so that these docs build
 //! with no feature on; on docs.rs, which builds them all, each such item is marked
@@ -122,6 +123,9 @@
 //!   (heapless 0.9 needs Rust 1.88).
 //! - `defmt`: `defmt::Format` for the public error and message types, raw JSON
 //!   printed with the `{=[u8]:a}` hint (firmware logging).
+//! - `ryu` (default): floats (`ResultWriter::f64`, `f32`, typed results) from `ryu`'s
+//!   shortest digits, the same text as from `core`'s `{:e}` without it, in less flash
+//!   and fewer instructions (see [`ResultWriter::f64`]).
 //!
 //! # Non-goals
 //!

@@ -601,25 +601,25 @@ impl Iterator for Unescaped<'_> {
     type Item = u8;
 
     fn next(&mut self) -> Option<u8> {
-        if self.at < self.len {
-            self.at += 1;
-            return Some(utf8_byte(self.code, self.len, self.at - 1));
+        if self.at >= self.len {
+            let c = *self.raw.get(self.i)?;
+            if c != b'\\' {
+                self.i += 1;
+                return Some(c);
+            }
+            // A `RawStr` is valid JSON: a broken escape is not possible, and ends it.
+            let Ok((code, end)) = scan::escape_at(self.raw, self.i) else {
+                self.i = self.raw.len();
+                return None;
+            };
+            self.i = end;
+            self.code = code;
+            self.len = utf8_len(code);
+            self.at = 0;
         }
-        let c = *self.raw.get(self.i)?;
-        if c != b'\\' {
-            self.i += 1;
-            return Some(c);
-        }
-        // A `RawStr` is valid JSON: a broken escape is not possible, and ends it.
-        let Ok((code, end)) = scan::escape_at(self.raw, self.i) else {
-            self.i = self.raw.len();
-            return None;
-        };
-        self.i = end;
-        self.code = code;
-        self.len = utf8_len(code);
-        self.at = 1;
-        Some(utf8_byte(code, self.len, 0))
+        // The escape's UTF-8 form, a byte at a time (one copy of the code, flash).
+        self.at += 1;
+        Some(utf8_byte(self.code, self.len, self.at - 1))
     }
 }
 

@@ -194,16 +194,13 @@ impl<const N: usize> LineAccumulator<N> {
             self.overflowed = false;
             return LineEnd::Oversized;
         }
-        let len = match self.buf.get(..len) {
-            Some([.., b'\r']) => len - 1,
-            _ => len,
-        };
         let line = self.buf.get(..len).unwrap_or(&[]);
         if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             // Empty or blank: skipped, no answer.
             return LineEnd::Blank;
         }
-        LineEnd::Frame(len)
+        // Not blank, so not empty: a trailing `\r` (of `\r\n`) is not part of it.
+        LineEnd::Frame(len - usize::from(line.last() == Some(&b'\r')))
     }
 
     /// Appends a piece of the current line (`complete`: its newline follows). A

@@ -41,14 +41,22 @@ pub(super) fn escape(b: &[u8], i: usize) -> Result<usize, ScanError> {
 /// surrogates, nothing above U+10FFFF): the offset after it, or the offset of the
 /// first byte that breaks it.
 pub(super) fn utf8_sequence(b: &[u8], i: usize) -> Result<usize, usize> {
-    let (len, lo, hi) = match byte_at(b, i) {
+    // The length by the lead byte's range; the second byte's range is 0x80..=0xBF but
+    // for the four leads that start an overlong form, a surrogate or a code point above
+    // U+10FFFF (each the first or the last of its range).
+    let lead = byte_at(b, i);
+    let (len, lo, hi) = match lead {
         0xC2..=0xDF => (2, 0x80, 0xBF),
-        0xE0 => (3, 0xA0, 0xBF),
-        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
-        0xED => (3, 0x80, 0x9F),
-        0xF0 => (4, 0x90, 0xBF),
-        0xF1..=0xF3 => (4, 0x80, 0xBF),
-        0xF4 => (4, 0x80, 0x8F),
+        0xE0..=0xEF => (
+            3,
+            if lead == 0xE0 { 0xA0 } else { 0x80 },
+            if lead == 0xED { 0x9F } else { 0xBF },
+        ),
+        0xF0..=0xF4 => (
+            4,
+            if lead == 0xF0 { 0x90 } else { 0x80 },
+            if lead == 0xF4 { 0x8F } else { 0xBF },
+        ),
         _ => return Err(i),
     };
     let second = byte_at(b, i + 1);
@@ -126,10 +134,12 @@ pub(super) fn hex4_digits(b: &[u8], i: usize) -> Result<u32, (ScanErrorKind, usi
 /// The value of one hex digit.
 #[inline]
 pub(crate) const fn hex_digit(c: u8) -> Option<u8> {
+    // `c | 0x20` is in `a..=f` exactly when `c` is in `A..=F` or `a..=f`: one test for
+    // the letters (flash).
+    let letter = (c | 0x20).wrapping_sub(b'a');
     match c {
         b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ if letter < 6 => Some(letter + 10),
         _ => None,
     }
 }
