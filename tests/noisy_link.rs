@@ -15,8 +15,8 @@
 //!   noise, each answered correctly).
 //!
 //! Seeded generator, a fixed number of frames: the same counts on every run. Both
-//! tests run with the suite: `a_noisy_link_at_one_rate`, and the README's table for
-//! several rates, each row checked, which
+//! tests run with the suite: `a_noisy_link_at_one_rate`, and a table for several
+//! rates, each row checked, which
 //! `cargo test --features std --test noisy_link -- --nocapture` prints.
 
 use jsonrpc_slice::frame::cobs::{Check, CobsAccumulator};
@@ -281,7 +281,7 @@ fn a_noisy_link_at_one_rate() {
     assert!(newline.wrong_results > 0, "{newline:?}");
 }
 
-/// The README's table: every framing at several rates. Zero wrong results under
+/// A table: every framing at several rates. Zero wrong results under
 /// COBS + CRC-32 at every rate, and the server answers after the noise at each.
 #[test]
 fn the_table_for_several_rates() {

@@ -5,8 +5,9 @@
 #
 #   bash examples/firmware/noisy-link.sh [--board BOARD] [--requests N] [RATE...]
 #
-# Defaults: the lm3s6965, 1000 requests, the README's rates (0 0.001 0.003 0.01 0.03).
-# qemu-test.sh runs it at one rate in CI. Prints the README's table rows. Fails if a
+# Defaults: the lm3s6965, 1000 requests, the table's rates (0 0.001 0.003 0.01 0.03).
+# qemu-test.sh runs it at one rate in CI. Prints the rows of the table in
+# examples/firmware/README.md ("The noisy link"). Fails if a
 # run did not go through (the device stopped answering, `shutdown` unanswered, QEMU
 # not exiting 0), if under COBS+CRC-32 a corrupted frame reached a handler as another
 # request, or if at rate 0 a request was not answered exactly. QEMU must be

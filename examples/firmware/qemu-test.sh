@@ -148,7 +148,8 @@ if [ "$DATA" != 0 ]; then
 fi
 
 stage "lm3s6965: the noisy link through the UART, newline and COBS+CRC-32, at one rate"
-# The README's table is the same script at five rates (noisy-link.sh with no rate).
+# The table in this folder's README is the same script at five rates (noisy-link.sh
+# with no rate).
 bash "$HERE/noisy-link.sh" --board lm3s6965 0.01
 
 stage "lm3s6965: defmt build, logging over semihosting"

@@ -2,7 +2,8 @@
 # What each feature of jsonrpc-slice costs in flash, on thumbv7em-none-eabihf and
 # thumbv6m-none-eabi: builds src/main.rs once per row (opt-level "s", LTO,
 # panic=abort) and prints a Markdown table of text bytes (code and read-only data)
-# and each row's cost against the row it adds to. The README's table is its output.
+# and each row's cost against the row it adds to. The table in this folder's
+# README.md is its output.
 #
 #   bash examples/flash-costs/flash-costs.sh
 set -euo pipefail

@@ -380,7 +380,7 @@ impl<C> Server<C> {
     /// Streams the replies of a batch, in request order, into one array (or nothing).
     // Out of line in the fast build, so that its state is off the stack while a single
     // message is parsed; inlined in the compact one, where that measured smaller in
-    // flash and in stack (the firmware's peak went from 700 to 672 bytes).
+    // flash and in stack (docs/perf/LOG.md).
     #[cfg_attr(jsonrpc_slice_fast, inline(never))]
     fn batch(
         &self,

@@ -27,8 +27,8 @@
 //!   closes idle connections, lets requests in flight finish for up to
 //!   [`Settings::shutdown_grace`] (10 s), then drops the rest.
 //!
-//! Handlers are the codec's ([`Server::handle`]): synchronous, each given a context
-//! made for its request.
+//! Handlers are the codec's ([`Server::handle`](crate::Server::handle)): synchronous,
+//! each given a context made for its request.
 
 mod server;
 

@@ -69,7 +69,7 @@ impl Default for Settings {
 }
 
 /// A JSON-RPC 2.0 server over HTTP/1.1: a [`Server`]'s methods behind the rules and
-/// bounds of the [module docs](self).
+/// bounds of the [module docs](crate::http).
 ///
 /// ```no_run
 /// use jsonrpc_slice::http::HttpServer;

@@ -212,7 +212,7 @@ pub(crate) fn f32_text(v: f32) -> Option<NumberText> {
 
 /// A finite float's shortest round-trip digits, as `core`'s `{:e}` writes them
 /// (`1.25e-7`); with the `ryu` feature, `ryu`'s (`src/ryu.rs`: a third less flash,
-/// fewer instructions; README, "What each feature costs in flash").
+/// fewer instructions; `examples/flash-costs/README.md`).
 #[cfg(not(feature = "ryu"))]
 fn shortest<F: fmt::LowerExp>(v: F) -> Option<NumberText> {
     use core::fmt::Write as _;
@@ -279,10 +279,8 @@ impl ResultWriter<'_> {
     /// fixed-point numbers instead: [`decimal`](Self::decimal) writes `2150` at scale
     /// 2 as `21.50` with integer code only (0.7 KiB in the same firmware). A program
     /// that never calls `f64` or `f32` does not link them. With the `ryu` feature the
-    /// digits come from `ryu` instead (the same text): in the README's flash-cost table
-    /// one `f64` costs 9.1 KiB instead of 14.1 KiB on a Cortex-M4F, 9.7 KiB instead of
-    /// 17.2 KiB on a Cortex-M0, and a quarter to two fifths fewer instructions a value
-    /// on a host.
+    /// digits come from `ryu` instead (the same text), in less flash and fewer
+    /// instructions a value (`examples/flash-costs/README.md` has the flash of each).
     ///
     /// ```
     /// use jsonrpc_slice::ResultWriter;

@@ -160,7 +160,9 @@ pub fn run(mut uart: Uart, clock: Clock) -> ! {
 }
 
 /// Writes a message and its newline.
+// Out of line: one copy for the ready line and the replies.
 #[cfg(not(feature = "cobs"))]
+#[inline(never)]
 fn send(uart: &mut Uart, _: &Frames, message: &[u8]) {
     uart.write_all(message);
     uart.write_byte(b'\n');
