@@ -15,9 +15,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use jsonrpc_slice::http::HttpServer;
-use jsonrpc_slice::{
-    method_table, OutputTooSmall, Params, RawJson, ResultWriter, RpcError, Server,
-};
+use jsonrpc_slice::{method_table, Params, RawJson, ResultWriter, RpcError, Server};
 
 /// The chain's head, shared by every connection: `evm_mine` advances it.
 static BLOCK: AtomicU64 = AtomicU64::new(0x10);
@@ -102,11 +100,6 @@ static SERVER: Server<Node> = Server::new(method_table! {
     "eth_gasPrice" => gas_price,
     "eth_getBalance" => get_balance,
 });
-
-/// The codec's part of a request: the reply to a message (empty when none is due).
-pub fn answer<'o>(message: &[u8], reply: &'o mut [u8]) -> Result<&'o [u8], OutputTooSmall> {
-    SERVER.handle(&mut node(), message, reply)
-}
 
 /// A request's context.
 fn node() -> Node {
