@@ -229,6 +229,11 @@ struct Conn {
     /// When the last request ended (or the connection opened), in nanoseconds from
     /// `Shared::epoch`.
     idle_since: AtomicU64,
+    /// When the request in flight started (HTTP/1.1 has one at a time), likewise.
+    started: AtomicU64,
+    /// The request in flight is past its time limit: it answers `503` when next
+    /// polled. Set by the connection's task, which also polls the request.
+    expired: AtomicBool,
     /// Asked to close (once).
     closing: AtomicBool,
     close: Notify,
@@ -281,6 +286,8 @@ impl<C: 'static> Shared<C> {
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
             busy: AtomicUsize::new(0),
             idle_since: AtomicU64::new(self.now()),
+            started: AtomicU64::new(0),
+            expired: AtomicBool::new(false),
             closing: AtomicBool::new(false),
             close: Notify::new(),
         });
@@ -312,19 +319,39 @@ where
         .header_read_timeout(settings.header_timeout);
     let mut http = pin!(builder.serve_connection(TokioIo::new(stream), service));
     let idle = settings.idle_timeout;
+    let limit = settings.request_timeout;
+    let limit_ns = u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX);
     let mut closing = false;
     loop {
-        let since = conn.idle_since.load(Ordering::Acquire);
-        let busy = conn.busy.load(Ordering::Acquire) > 0;
-        let idle_for = Duration::from_nanos(shared.now().saturating_sub(since));
-        if !closing && !busy && idle_for >= idle {
-            conn.close();
-        }
-        // Busy: looked at again one idle timeout from now, by when it may be idle.
-        let wait = if busy {
-            idle
+        let now = shared.now();
+        // The request's time limit is kept here, by this task's one sleep, rather than
+        // by a timer per request: the request is polled by this same task (inside
+        // `http`), so a flag set here is seen when `http` is polled next, first thing
+        // below.
+        let wait = if conn.busy.load(Ordering::Acquire) > 0 {
+            let deadline = conn
+                .started
+                .load(Ordering::Acquire)
+                .saturating_add(limit_ns);
+            match deadline.saturating_sub(now) {
+                0 => {
+                    conn.expired.store(true, Ordering::Release);
+                    limit
+                }
+                left => Duration::from_nanos(left),
+            }
         } else {
-            idle.saturating_sub(idle_for)
+            let since = conn.idle_since.load(Ordering::Acquire);
+            let idle_for = Duration::from_nanos(now.saturating_sub(since));
+            if !closing && idle_for >= idle {
+                conn.close();
+            }
+            // A request that starts before this sleep ends has its limit end after
+            // it: looked at then, it is never late.
+            match closing {
+                true => limit,
+                false => idle.saturating_sub(idle_for).min(limit),
+            }
         };
         tokio::select! {
             // The connection first: it is what wakes this task for each request, and
@@ -335,7 +362,7 @@ where
                 closing = true;
                 http.as_mut().graceful_shutdown();
             }
-            () = tokio::time::sleep(wait), if !closing => {}
+            () = tokio::time::sleep(wait) => {}
         }
     }
     shared.closed(&conn);
@@ -349,6 +376,8 @@ struct InFlight<'a, C: 'static> {
 
 impl<'a, C: 'static> InFlight<'a, C> {
     fn new(shared: &'a Shared<C>, conn: &'a Conn) -> Self {
+        conn.started.store(shared.now(), Ordering::Release);
+        conn.expired.store(false, Ordering::Release);
         conn.busy.fetch_add(1, Ordering::AcqRel);
         Self { shared, conn }
     }
@@ -365,7 +394,7 @@ impl<C: 'static> Drop for InFlight<'_, C> {
     }
 }
 
-/// One HTTP request, within its time limit.
+/// One HTTP request, within its time limit (kept by `connection`).
 async fn request<C: 'static>(
     shared: Arc<Shared<C>>,
     conn: Arc<Conn>,
@@ -375,15 +404,17 @@ where
     Server<C>: Sync,
 {
     let _in_flight = InFlight::new(&shared, &conn);
-    let limit = shared.settings.request_timeout;
-    match tokio::time::timeout(limit, answer(&shared, req)).await {
-        Ok(response) => Ok(response),
-        Err(_elapsed) => Ok(respond(
+    let mut answer = pin!(answer(&shared, req));
+    poll_fn(|cx| match answer.as_mut().poll(cx) {
+        Poll::Ready(response) => Poll::Ready(Ok(response)),
+        Poll::Pending if conn.expired.load(Ordering::Acquire) => Poll::Ready(Ok(respond(
             HeaderMap::new(),
             StatusCode::SERVICE_UNAVAILABLE,
             None,
-        )),
-    }
+        ))),
+        Poll::Pending => Poll::Pending,
+    })
+    .await
 }
 
 /// The rules of the module docs, then the message through the codec.
