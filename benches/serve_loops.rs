@@ -11,7 +11,7 @@
 //!   cost per message.
 //! - over OS pipes (`std::io::pipe`): 10,000 requests written into one pipe by a
 //!   thread, replies read out of another by a third; the loop reads 16 KiB at a time
-//!   and writes through an 8 KiB `BufWriter` (`std_io::serve_split` for `Service`, the
+//!   and writes through an 8 KiB `BufWriter` (`io::std::serve` for `Service`, the
 //!   same pipe ends as `Read` and `Write` halves for the concurrent loop), each
 //!   flushing before it reads.
 //!
@@ -219,8 +219,8 @@ fn one_at_a_time_piped(input: &[u8]) -> usize {
         let (mut chunk, mut output) = ([0u8; 16 * 1024], [0u8; 1024]);
         let mut service = Service::new(&SYNC, &mut framer, &mut chunk, &mut output);
         let mut replies = BufWriter::new(server);
-        jsonrpc_slice::std_io::serve_split(&mut service, &mut (), &mut requests, &mut replies)
-            .unwrap();
+        let mut io = jsonrpc_slice::io::std::Split(&mut requests, &mut replies);
+        jsonrpc_slice::io::std::serve(&mut service, &mut (), &mut io).unwrap();
     })
 }
 

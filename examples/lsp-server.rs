@@ -628,8 +628,8 @@ fn main() -> ExitCode {
         eprintln!("{NAME}: cannot start the runtime");
         return ExitCode::FAILURE;
     };
-    let mut stdin = jsonrpc_slice::tokio::Io(tokio::io::stdin());
-    let mut stdout = jsonrpc_slice::tokio::Io(tokio::io::stdout());
+    let mut stdin = jsonrpc_slice::io::tokio::Io(tokio::io::stdin());
+    let mut stdout = jsonrpc_slice::io::tokio::Io(tokio::io::stdout());
     let served = runtime.block_on(run(&mut stdin, &mut stdout));
     // The read of stdin in tokio's blocking pool cannot be cancelled: do not wait for it.
     runtime.shutdown_background();

@@ -27,10 +27,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use jsonrpc_slice::frame::newline::LineAccumulator;
+use jsonrpc_slice::io::tokio::Io;
 use jsonrpc_slice::outbox::SharedOutbox;
 use jsonrpc_slice::service::concurrent::{Call, Cancellation, ConcurrentServer, Slots};
 use jsonrpc_slice::service::ServeError;
-use jsonrpc_slice::tokio::Io;
 use jsonrpc_slice::{async_method_table, Kind, Params, RawJson, ResultWriter, RpcError};
 use jsonrpc_slice::{error::code, WriteError};
 

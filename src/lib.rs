@@ -16,8 +16,9 @@
 //! (Request objects and batches, borrowed), [`dispatch`] ([`MethodTable`], [`Server`]),
 //! [`mod@write`] ([`ResultWriter`], checkpoints and rollback). Around them: [`frame`]
 //! cuts byte streams into messages, [`service`] is the serve loop without its I/O
-//! (replies, and the messages a server sends on its own from an [`outbox`]), and
-//! [`client`] is the other direction.
+//! (replies, and the messages a server sends on its own from an [`outbox`]), [`io`]
+//! runs it over other crates' streams (one file per crate, each behind its feature),
+//! and [`client`] is the other direction.
 //!
 //! # Example
 //!
@@ -108,17 +109,16 @@
 //! with no feature on; on docs.rs, which builds them all, each such item is marked
 //! with the feature it needs.)
 //!
-//! - `std`: `std_io::serve` and `serve_split`, the [`service`] loop over
-//!   `std::io::{Read, Write}` (one object, or a reader and a writer).
+//! - `std`: `io::std::serve`, the [`service`] loop over `std::io::{Read, Write}` (one
+//!   object, or a reader and a writer).
 //! - `serde`: typed params (`Params::decode`, this crate's own deserializer over the
 //!   validated params: every serde shape, escapes into a scratch buffer, a `-32602`
 //!   that names the failing field) and typed results (`ResultWriter::serialize`),
 //!   [`RawJson`] as a pass-through field, the `serde::typed` adapter and the
 //!   `typed_handler!` macro.
-//! - `embedded-io`, `embedded-io-async`: `embedded_io::serve` and
-//!   `embedded_io::serve_async` (and their `_split` forms), the same over
-//!   `embedded-io` 0.6 streams (a UART); `embedded-io-07`, `embedded-io-async-07`:
-//!   `embedded_io_07`, the same over 0.7.
+//! - `embedded-io`, `embedded-io-async`: `io::embedded_io::serve` and `serve_async`,
+//!   the same over `embedded-io` 0.6 streams (a UART); `embedded-io-07`,
+//!   `embedded-io-async-07`: `io::embedded_io_07`, the same over 0.7.
 //! - `heapless`: `Server::handle_into`, a reply into a `heapless::Vec<u8, N>`
 //!   (heapless 0.9 needs Rust 1.88).
 //! - `defmt`: `defmt::Format` for the public error and message types, raw JSON
@@ -147,19 +147,6 @@ mod defmt;
 #[doc(hidden)]
 pub mod demo;
 pub mod dispatch;
-pub mod dispatch_async;
-#[cfg(any(feature = "embedded-io", feature = "embedded-io-async"))]
-#[cfg_attr(
-    docsrs,
-    doc(cfg(any(feature = "embedded-io", feature = "embedded-io-async")))
-)]
-pub mod embedded_io;
-#[cfg(any(feature = "embedded-io-07", feature = "embedded-io-async-07"))]
-#[cfg_attr(
-    docsrs,
-    doc(cfg(any(feature = "embedded-io-07", feature = "embedded-io-async-07")))
-)]
-pub mod embedded_io_07;
 pub mod envelope;
 pub mod error;
 pub mod frame;
@@ -167,6 +154,7 @@ pub mod frame;
 #[cfg_attr(docsrs, doc(cfg(feature = "heapless")))]
 mod heapless;
 pub mod id;
+pub mod io;
 pub mod limits;
 pub mod outbox;
 pub mod params;
@@ -183,12 +171,6 @@ mod simd;
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub use simd::fuzzing as simd_fuzzing;
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub mod std_io;
-#[cfg(feature = "tokio")]
-#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
-pub mod tokio;
 
 #[cfg(feature = "hyper")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
@@ -209,8 +191,9 @@ pub mod write;
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
-pub use dispatch::{Fallback, Handler, Method, MethodTable, OutputTooSmall, Server};
-pub use dispatch_async::{AsyncMethods, AsyncServer};
+pub use dispatch::{
+    AsyncMethods, AsyncServer, Fallback, Handler, Method, MethodTable, OutputTooSmall, Server,
+};
 pub use error::RpcError;
 pub use id::{Id, IdKind};
 pub use limits::Limits;

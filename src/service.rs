@@ -1,14 +1,17 @@
 //! Service: the serve loop without its I/O. It turns bytes read from a stream into the
 //! bytes to write back — replies, and the messages the server sends on its own — so
-//! that each transport (`std_io`, `embedded_io`, or a loop of yours)
+//! that each transport (in [`io`](crate::io), or a loop of yours)
 //! is only a read and a write around it.
 //!
 //! A [`Service`] takes one message at a time: a handler runs to its end before the
-//! next message is read (an [`AsyncService`] awaits it). Where calls must be answered
-//! while a handler waits, or cancelled, use the concurrent service
-//! (`service::concurrent`, feature `concurrent`): several in flight, no allocation.
+//! next message is read. Its server is a [`Server`] (blocking handlers: the loop is
+//! [`next`](Service::next), or [`next_async`](Service::next_async) in an async loop) or an
+//! [`AsyncServer`] (async handlers, each awaited: [`next_async`](Service::next_async)). Where
+//! calls must be answered while a handler waits, or cancelled, use the concurrent
+//! service (`service::concurrent`, feature `concurrent`): several in flight, no
+//! allocation.
 //!
-//! A [`Service`] holds the [`Server`], a framer and two buffers (the chunk a read
+//! A [`Service`] holds the server, a framer and two buffers (the chunk a read
 //! fills, the output a reply is written into), and optionally:
 //!
 //! - an outbox ([`with_outbox`](Service::with_outbox)): where in the handlers' context
@@ -62,8 +65,7 @@ use core::fmt;
 #[cfg_attr(docsrs, doc(cfg(feature = "concurrent")))]
 pub mod concurrent;
 
-use crate::dispatch::Server;
-use crate::dispatch_async::{AsyncMethods, AsyncServer};
+use crate::dispatch::{AsyncMethods, AsyncServer, OutputTooSmall, Server};
 use crate::envelope::{parse_response, Response, ResponseMessage};
 use crate::frame::{end_event, framed, next_event, Event, FramedReply, Framer};
 use crate::limits::Limits;
@@ -76,8 +78,10 @@ pub type OutboxOf<C> = fn(&mut C) -> &mut dyn Outgoing;
 pub type ResponseHook<C> = fn(&mut C, Response<'_>);
 
 /// The serve loop's state and logic, without the I/O: see the [module](self) docs.
-pub struct Service<'b, C: 'static, F: Framer + ?Sized> {
-    server: &'b Server<C>,
+///
+/// `S`, the server, is a [`Server<C>`] (the default) or an [`AsyncServer<C, T>`].
+pub struct Service<'b, C: 'static, F: Framer + ?Sized, S = Server<C>> {
+    server: &'b S,
     framer: &'b mut F,
     input: Input<'b>,
     output: &'b mut [u8],
@@ -131,7 +135,7 @@ impl Input<'_> {
     }
 }
 
-impl<C, F: Framer + ?Sized> fmt::Debug for Service<'_, C, F> {
+impl<C, F: Framer + ?Sized, S> fmt::Debug for Service<'_, C, F, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Service")
             .field("unfed", &(self.input.end - self.input.start))
@@ -149,11 +153,12 @@ enum Send {
     Reply(usize),
 }
 
-impl<'b, C, F: Framer + ?Sized> Service<'b, C, F> {
-    /// A service answering with `server` the frames `framer` cuts from what is read
-    /// into `chunk`, each reply written into `output` (its size is the largest reply).
+impl<'b, C, F: Framer + ?Sized, S: Answers<C>> Service<'b, C, F, S> {
+    /// A service answering with `server` (a [`Server`] or an [`AsyncServer`]) the
+    /// frames `framer` cuts from what is read into `chunk`, each reply written into
+    /// `output` (its size is the largest reply).
     pub fn new(
-        server: &'b Server<C>,
+        server: &'b S,
         framer: &'b mut F,
         chunk: &'b mut [u8],
         output: &'b mut [u8],
@@ -228,28 +233,15 @@ impl<'b, C, F: Framer + ?Sized> Service<'b, C, F> {
         self.stopped || (self.input.ended && self.input.finished)
     }
 
-    /// The next thing to send: a message from the outbox, or a reply; `None` when
-    /// there is nothing more until the next read. Handlers run here, as their frames
-    /// are reached.
-    pub fn next<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>> {
-        let send = self.step(ctx)?;
+    /// The next thing to send, as [`next`](Service::next) gives it, each handler
+    /// awaited: the loop of an async transport, for either kind of server.
+    pub async fn next_async<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>> {
+        let send = self.step_async(ctx).await?;
         Some(self.framed(ctx, send))
     }
 
-    /// The bytes of `send`, framed.
-    fn framed<'a>(&'a self, ctx: &'a mut C, send: Send) -> FramedReply<'a> {
-        match send {
-            Send::Queued { at, len } => {
-                let queued = self.outbox.map_or(&[][..], |outbox| outbox(ctx).queued());
-                let message = queued.get(at..at + len).unwrap_or(&[]);
-                framed(&*self.framer, message, len)
-            }
-            Send::Reply(len) => framed(&*self.framer, self.output, len),
-        }
-    }
-
-    /// Decides what `next` sends (borrowing nothing past its return).
-    fn step(&mut self, ctx: &mut C) -> Option<Send> {
+    /// The twin of `step`, with the frame's handlers awaited.
+    async fn step_async(&mut self, ctx: &mut C) -> Option<Send> {
         loop {
             if let Some(send) = self.pending(ctx) {
                 return Some(send);
@@ -261,12 +253,25 @@ impl<'b, C, F: Framer + ?Sized> Service<'b, C, F> {
             let event = self.input.next_event(self.framer, self.output)?;
             let reply = match event {
                 Event::Frame(frame) if routed(ctx, responses, frame, server.limits()) => 0,
-                Event::Frame(frame) => server
-                    .handle(ctx, frame, self.output)
-                    .map_or(0, <[u8]>::len),
+                Event::Frame(frame) => {
+                    let reply = server.answer(ctx, frame, self.output).await;
+                    reply.map_or(0, <[u8]>::len)
+                }
                 Event::Answered(len) => len,
             };
             self.after_frame(ctx, reply);
+        }
+    }
+
+    /// The bytes of `send`, framed.
+    fn framed<'a>(&'a self, ctx: &'a mut C, send: Send) -> FramedReply<'a> {
+        match send {
+            Send::Queued { at, len } => {
+                let queued = self.outbox.map_or(&[][..], |outbox| outbox(ctx).queued());
+                let message = queued.get(at..at + len).unwrap_or(&[]);
+                framed(&*self.framer, message, len)
+            }
+            Send::Reply(len) => framed(&*self.framer, self.output, len),
         }
     }
 
@@ -303,105 +308,41 @@ impl<'b, C, F: Framer + ?Sized> Service<'b, C, F> {
     }
 }
 
+impl<C, F: Framer + ?Sized> Service<'_, C, F> {
+    /// The next thing to send: a message from the outbox, or a reply; `None` when
+    /// there is nothing more until the next read. Handlers run here, as their frames
+    /// are reached.
+    pub fn next<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>> {
+        let send = self.step(ctx)?;
+        Some(self.framed(ctx, send))
+    }
+
+    /// Decides what `next` sends (borrowing nothing past its return).
+    fn step(&mut self, ctx: &mut C) -> Option<Send> {
+        loop {
+            if let Some(send) = self.pending(ctx) {
+                return Some(send);
+            }
+            if self.stopped {
+                return None;
+            }
+            let (server, responses) = (self.server, self.responses);
+            let event = self.input.next_event(self.framer, self.output)?;
+            let reply = match event {
+                Event::Frame(frame) if routed(ctx, responses, frame, server.limits()) => 0,
+                Event::Frame(frame) => server
+                    .handle(ctx, frame, self.output)
+                    .map_or(0, <[u8]>::len),
+                Event::Answered(len) => len,
+            };
+            self.after_frame(ctx, reply);
+        }
+    }
+}
+
 /// `true` if `frame` went to the response hook (see [`route_responses`]).
 fn routed<C>(ctx: &mut C, hook: Option<ResponseHook<C>>, frame: &[u8], limits: &Limits) -> bool {
     hook.is_some_and(|hook| route_responses(ctx, hook, frame, limits))
-}
-
-/// A [`Service`] whose server's handlers are async ([`AsyncServer`]): the same loop,
-/// each handler awaited. Made by [`AsyncService::new`]; the async serve loops
-/// (`embedded_io::serve_async`, ...) take it as they take a [`Service`].
-pub struct AsyncService<'b, C: 'static, T, F: Framer + ?Sized> {
-    server: &'b AsyncServer<C, T>,
-    inner: Service<'b, C, F>,
-}
-
-impl<C, T, F: Framer + ?Sized> fmt::Debug for AsyncService<'_, C, T, F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("AsyncService").field(&self.inner).finish()
-    }
-}
-
-impl<'b, C, T: AsyncMethods<C>, F: Framer + ?Sized> AsyncService<'b, C, T, F> {
-    /// As [`Service::new`], for an [`AsyncServer`].
-    pub fn new(
-        server: &'b AsyncServer<C, T>,
-        framer: &'b mut F,
-        chunk: &'b mut [u8],
-        output: &'b mut [u8],
-    ) -> Self {
-        Self {
-            server,
-            inner: Service::new(server.base(), framer, chunk, output),
-        }
-    }
-
-    /// As [`Service::with_outbox`].
-    pub fn with_outbox(mut self, outbox: OutboxOf<C>) -> Self {
-        self.inner = self.inner.with_outbox(outbox);
-        self
-    }
-
-    /// As [`Service::with_responses`].
-    pub fn with_responses(mut self, hook: ResponseHook<C>) -> Self {
-        self.inner = self.inner.with_responses(hook);
-        self
-    }
-
-    /// As [`Service::until`].
-    pub fn until(mut self, stop: fn(&C) -> bool) -> Self {
-        self.inner = self.inner.until(stop);
-        self
-    }
-
-    /// As [`Service::input_buffer`].
-    pub fn input_buffer(&mut self) -> &mut [u8] {
-        self.inner.input_buffer()
-    }
-
-    /// As [`Service::received`].
-    pub fn received(&mut self, n: usize) {
-        self.inner.received(n);
-    }
-
-    /// As [`Service::end_of_input`].
-    pub fn end_of_input(&mut self) {
-        self.inner.end_of_input();
-    }
-
-    /// As [`Service::is_done`].
-    pub fn is_done(&self) -> bool {
-        self.inner.is_done()
-    }
-
-    /// As [`Service::next`], each handler awaited.
-    pub async fn next<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>> {
-        let send = self.step(ctx).await?;
-        Some(self.inner.framed(ctx, send))
-    }
-
-    /// The twin of `Service::step`, with the frame's handlers awaited.
-    async fn step(&mut self, ctx: &mut C) -> Option<Send> {
-        let s = &mut self.inner;
-        loop {
-            if let Some(send) = s.pending(ctx) {
-                return Some(send);
-            }
-            if s.stopped {
-                return None;
-            }
-            let event = s.input.next_event(s.framer, s.output)?;
-            let reply = match event {
-                Event::Frame(frame) if routed(ctx, s.responses, frame, self.server.limits()) => 0,
-                Event::Frame(frame) => {
-                    let reply = self.server.handle(ctx, frame, s.output).await;
-                    reply.map_or(0, <[u8]>::len)
-                }
-                Event::Answered(len) => len,
-            };
-            s.after_frame(ctx, reply);
-        }
-    }
 }
 
 /// Hands `frame` to `hook` if it is a response, or a batch made only of responses;
@@ -440,335 +381,52 @@ impl<R: fmt::Display, W: fmt::Display> fmt::Display for ServeError<R, W> {
     }
 }
 
-/// A blocking byte stream, as the integration files adapt one (one object that reads
-/// and writes, or a reader and a writer).
-#[cfg(any(feature = "std", feature = "embedded-io", feature = "embedded-io-07"))]
-pub(crate) trait Transport {
-    type ReadError;
-    type WriteError;
-    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::ReadError>;
-    fn write_all(&mut self, bytes: &[u8]) -> Result<(), Self::WriteError>;
-    fn flush(&mut self) -> Result<(), Self::WriteError>;
-}
-
-/// The blocking serve loop: send what there is, read, until done.
-#[cfg(any(feature = "std", feature = "embedded-io", feature = "embedded-io-07"))]
-pub(crate) fn run<C, F: Framer + ?Sized, T: Transport + ?Sized>(
-    service: &mut Service<'_, C, F>,
-    ctx: &mut C,
-    io: &mut T,
-) -> Result<(), ServeError<T::ReadError, T::WriteError>> {
-    loop {
-        // What one read brings is answered, then flushed once, before the next read
-        // (which may block): not a write to the peer per reply.
-        let mut written = false;
-        while let Some(reply) = service.next(ctx) {
-            for piece in reply.pieces() {
-                io.write_all(piece).map_err(ServeError::Write)?;
-            }
-            written = true;
-        }
-        if written {
-            io.flush().map_err(ServeError::Write)?;
-        }
-        if service.is_done() {
-            return Ok(());
-        }
-        match io.read(service.input_buffer()).map_err(ServeError::Read)? {
-            0 => service.end_of_input(),
-            n => service.received(n),
-        }
-    }
-}
-
-/// What the async serve loops drive: a [`Service`] (its handlers run inside it) or an
-/// [`AsyncService`] (its handlers awaited). The methods are theirs.
+/// What a [`Service`] answers with: a [`Server`] (its handlers called) or an
+/// [`AsyncServer`] (its handlers awaited). Not implemented outside this crate.
+#[doc(hidden)]
 #[allow(async_fn_in_trait)]
-pub trait AsyncServing<C> {
-    /// [`Service::next`], or [`AsyncService::next`].
-    async fn next_send<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>>;
-    /// [`Service::is_done`].
-    fn is_done(&self) -> bool;
-    /// [`Service::input_buffer`].
-    fn input_buffer(&mut self) -> &mut [u8];
-    /// [`Service::received`].
-    fn received(&mut self, n: usize);
-    /// [`Service::end_of_input`].
-    fn end_of_input(&mut self);
+pub trait Answers<C>: sealed::Sealed {
+    /// The limits in force.
+    fn limits(&self) -> &Limits;
+    /// [`Server::handle`], or [`AsyncServer::handle`].
+    async fn answer<'o>(
+        &self,
+        ctx: &mut C,
+        frame: &[u8],
+        output: &'o mut [u8],
+    ) -> Result<&'o [u8], OutputTooSmall>;
 }
 
-impl<C, F: Framer + ?Sized> AsyncServing<C> for Service<'_, C, F> {
-    async fn next_send<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>> {
-        self.next(ctx)
-    }
-    fn is_done(&self) -> bool {
-        Service::is_done(self)
-    }
-    fn input_buffer(&mut self) -> &mut [u8] {
-        Service::input_buffer(self)
-    }
-    fn received(&mut self, n: usize) {
-        Service::received(self, n);
-    }
-    fn end_of_input(&mut self) {
-        Service::end_of_input(self);
-    }
+mod sealed {
+    pub trait Sealed {}
+    impl<C> Sealed for super::Server<C> {}
+    impl<C, T> Sealed for super::AsyncServer<C, T> {}
 }
 
-impl<C, T: AsyncMethods<C>, F: Framer + ?Sized> AsyncServing<C> for AsyncService<'_, C, T, F> {
-    async fn next_send<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>> {
-        self.next(ctx).await
+impl<C> Answers<C> for Server<C> {
+    fn limits(&self) -> &Limits {
+        Server::limits(self)
     }
-    fn is_done(&self) -> bool {
-        AsyncService::is_done(self)
-    }
-    fn input_buffer(&mut self) -> &mut [u8] {
-        AsyncService::input_buffer(self)
-    }
-    fn received(&mut self, n: usize) {
-        AsyncService::received(self, n);
-    }
-    fn end_of_input(&mut self) {
-        AsyncService::end_of_input(self);
+    async fn answer<'o>(
+        &self,
+        ctx: &mut C,
+        frame: &[u8],
+        output: &'o mut [u8],
+    ) -> Result<&'o [u8], OutputTooSmall> {
+        self.handle(ctx, frame, output)
     }
 }
 
-/// An async byte stream (see [`Transport`]).
-#[cfg(any(feature = "embedded-io-async", feature = "embedded-io-async-07"))]
-pub(crate) trait AsyncTransport {
-    type ReadError;
-    type WriteError;
-    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::ReadError>;
-    async fn write_all(&mut self, bytes: &[u8]) -> Result<(), Self::WriteError>;
-    async fn flush(&mut self) -> Result<(), Self::WriteError>;
-}
-
-/// The async serve loop (see [`run`]).
-#[cfg(any(feature = "embedded-io-async", feature = "embedded-io-async-07"))]
-pub(crate) async fn run_async<C, S: AsyncServing<C> + ?Sized, T: AsyncTransport + ?Sized>(
-    service: &mut S,
-    ctx: &mut C,
-    io: &mut T,
-) -> Result<(), ServeError<T::ReadError, T::WriteError>> {
-    loop {
-        // As in `run`: one flush for what one read brings.
-        let mut written = false;
-        while let Some(reply) = service.next_send(ctx).await {
-            for piece in reply.pieces() {
-                io.write_all(piece).await.map_err(ServeError::Write)?;
-            }
-            written = true;
-        }
-        if written {
-            io.flush().await.map_err(ServeError::Write)?;
-        }
-        if service.is_done() {
-            return Ok(());
-        }
-        match io
-            .read(service.input_buffer())
-            .await
-            .map_err(ServeError::Read)?
-        {
-            0 => service.end_of_input(),
-            n => service.received(n),
-        }
+impl<C, T: AsyncMethods<C>> Answers<C> for AsyncServer<C, T> {
+    fn limits(&self) -> &Limits {
+        AsyncServer::limits(self)
+    }
+    async fn answer<'o>(
+        &self,
+        ctx: &mut C,
+        frame: &[u8],
+        output: &'o mut [u8],
+    ) -> Result<&'o [u8], OutputTooSmall> {
+        self.handle(ctx, frame, output).await
     }
 }
-
-/// The `embedded-io` serve loops of one version of the crate (`$io`, `$io_async`:
-/// the names it has in this crate; `$feature`, `$feature_async`: the features that
-/// bring them), over one object that reads and writes or over a reader and a writer,
-/// blocking or async. Written once for every version: `src/embedded_io.rs` (0.6) and
-/// `src/embedded_io_07.rs` (0.7) are one line each.
-#[cfg(any(
-    feature = "embedded-io",
-    feature = "embedded-io-async",
-    feature = "embedded-io-07",
-    feature = "embedded-io-async-07"
-))]
-macro_rules! embedded_io_loops {
-    ($io:ident, $feature:literal, $io_async:ident, $feature_async:literal, $version:literal) => {
-        pub use $crate::service::ServeError;
-
-        /// One object that reads and writes.
-        struct One<'a, T: ?Sized>(&'a mut T);
-
-        /// A reader and a writer.
-        struct Two<'a, R: ?Sized, W: ?Sized>(&'a mut R, &'a mut W);
-
-        #[doc = concat!("An `embedded-io-async` ", $version, " reader or writer (a UART's halves) as a")]
-        /// [`Read`](crate::service::concurrent::Read) or
-        /// [`Write`](crate::service::concurrent::Write) half of the concurrent
-        /// service's transport. The service never drops a read it started, so the
-        /// reader need not be cancel-safe.
-        #[cfg(all(feature = $feature_async, feature = "concurrent"))]
-        #[cfg_attr(docsrs, doc(cfg(all(feature = $feature_async, feature = "concurrent"))))]
-        #[derive(Debug)]
-        pub struct Half<T>(pub T);
-
-        #[cfg(all(feature = $feature_async, feature = "concurrent"))]
-        impl<T: ::$io_async::Read> $crate::service::concurrent::Read for Half<T> {
-            type Error = T::Error;
-            async fn read(&mut self, buf: &mut [u8]) -> Result<usize, T::Error> {
-                ::$io_async::Read::read(&mut self.0, buf).await
-            }
-        }
-
-        #[cfg(all(feature = $feature_async, feature = "concurrent"))]
-        impl<T: ::$io_async::Write> $crate::service::concurrent::Write for Half<T> {
-            type Error = T::Error;
-            async fn write_all(&mut self, bytes: &[u8]) -> Result<(), T::Error> {
-                ::$io_async::Write::write_all(&mut self.0, bytes).await
-            }
-            async fn flush(&mut self) -> Result<(), T::Error> {
-                ::$io_async::Write::flush(&mut self.0).await
-            }
-        }
-
-        #[cfg(feature = $feature)]
-        impl<T: ::$io::Read + ::$io::Write + ?Sized> $crate::service::Transport for One<'_, T> {
-            type ReadError = T::Error;
-            type WriteError = T::Error;
-            fn read(&mut self, buf: &mut [u8]) -> Result<usize, T::Error> {
-                ::$io::Read::read(self.0, buf)
-            }
-            fn write_all(&mut self, bytes: &[u8]) -> Result<(), T::Error> {
-                ::$io::Write::write_all(self.0, bytes)
-            }
-            fn flush(&mut self) -> Result<(), T::Error> {
-                ::$io::Write::flush(self.0)
-            }
-        }
-
-        #[cfg(feature = $feature)]
-        impl<R: ::$io::Read + ?Sized, W: ::$io::Write + ?Sized> $crate::service::Transport
-            for Two<'_, R, W>
-        {
-            type ReadError = R::Error;
-            type WriteError = W::Error;
-            fn read(&mut self, buf: &mut [u8]) -> Result<usize, R::Error> {
-                ::$io::Read::read(self.0, buf)
-            }
-            fn write_all(&mut self, bytes: &[u8]) -> Result<(), W::Error> {
-                ::$io::Write::write_all(self.1, bytes)
-            }
-            fn flush(&mut self) -> Result<(), W::Error> {
-                ::$io::Write::flush(self.1)
-            }
-        }
-
-        #[cfg(feature = $feature_async)]
-        impl<T: ::$io_async::Read + ::$io_async::Write + ?Sized> $crate::service::AsyncTransport
-            for One<'_, T>
-        {
-            type ReadError = T::Error;
-            type WriteError = T::Error;
-            async fn read(&mut self, buf: &mut [u8]) -> Result<usize, T::Error> {
-                ::$io_async::Read::read(self.0, buf).await
-            }
-            async fn write_all(&mut self, bytes: &[u8]) -> Result<(), T::Error> {
-                ::$io_async::Write::write_all(self.0, bytes).await
-            }
-            async fn flush(&mut self) -> Result<(), T::Error> {
-                ::$io_async::Write::flush(self.0).await
-            }
-        }
-
-        #[cfg(feature = $feature_async)]
-        impl<R: ::$io_async::Read + ?Sized, W: ::$io_async::Write + ?Sized>
-            $crate::service::AsyncTransport for Two<'_, R, W>
-        {
-            type ReadError = R::Error;
-            type WriteError = W::Error;
-            async fn read(&mut self, buf: &mut [u8]) -> Result<usize, R::Error> {
-                ::$io_async::Read::read(self.0, buf).await
-            }
-            async fn write_all(&mut self, bytes: &[u8]) -> Result<(), W::Error> {
-                ::$io_async::Write::write_all(self.1, bytes).await
-            }
-            async fn flush(&mut self) -> Result<(), W::Error> {
-                ::$io_async::Write::flush(self.1).await
-            }
-        }
-
-        #[doc = concat!("Serves `io`, one `embedded-io` ", $version, " object that reads and")]
-        /// writes (a UART), until its input ends (a read of 0 bytes) or the service's
-        /// stop condition holds: see [`Service`](crate::service::Service) for what is sent
-        /// when. Each reply, and
-        /// each message from the outbox, is written whole; what one read brings is
-        /// flushed once, before the next read.
-        #[cfg(feature = $feature)]
-        #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
-        pub fn serve<C, F, IO>(
-            service: &mut $crate::service::Service<'_, C, F>,
-            ctx: &mut C,
-            io: &mut IO,
-        ) -> Result<(), ServeError<IO::Error, IO::Error>>
-        where
-            F: $crate::frame::Framer + ?Sized,
-            IO: ::$io::Read + ::$io::Write + ?Sized,
-        {
-            $crate::service::run(service, ctx, &mut One(io))
-        }
-
-        /// [`serve`] over a reader and a writer.
-        #[cfg(feature = $feature)]
-        #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
-        pub fn serve_split<C, F, R, W>(
-            service: &mut $crate::service::Service<'_, C, F>,
-            ctx: &mut C,
-            reader: &mut R,
-            writer: &mut W,
-        ) -> Result<(), ServeError<R::Error, W::Error>>
-        where
-            F: $crate::frame::Framer + ?Sized,
-            R: ::$io::Read + ?Sized,
-            W: ::$io::Write + ?Sized,
-        {
-            $crate::service::run(service, ctx, &mut Two(reader, writer))
-        }
-
-        /// [`serve`] over an async object (`embedded-io-async`). `service` is a
-        /// [`Service`](crate::service::Service), or an [`AsyncService`](crate::service::AsyncService) whose
-        /// handlers are awaited.
-        #[cfg(feature = $feature_async)]
-        #[cfg_attr(docsrs, doc(cfg(feature = $feature_async)))]
-        pub async fn serve_async<C, S, IO>(
-            service: &mut S,
-            ctx: &mut C,
-            io: &mut IO,
-        ) -> Result<(), ServeError<IO::Error, IO::Error>>
-        where
-            S: $crate::service::AsyncServing<C> + ?Sized,
-            IO: ::$io_async::Read + ::$io_async::Write + ?Sized,
-        {
-            $crate::service::run_async(service, ctx, &mut One(io)).await
-        }
-
-        /// [`serve_async`] over an async reader and writer.
-        #[cfg(feature = $feature_async)]
-        #[cfg_attr(docsrs, doc(cfg(feature = $feature_async)))]
-        pub async fn serve_async_split<C, S, R, W>(
-            service: &mut S,
-            ctx: &mut C,
-            reader: &mut R,
-            writer: &mut W,
-        ) -> Result<(), ServeError<R::Error, W::Error>>
-        where
-            S: $crate::service::AsyncServing<C> + ?Sized,
-            R: ::$io_async::Read + ?Sized,
-            W: ::$io_async::Write + ?Sized,
-        {
-            $crate::service::run_async(service, ctx, &mut Two(reader, writer)).await
-        }
-    };
-}
-
-#[cfg(any(
-    feature = "embedded-io",
-    feature = "embedded-io-async",
-    feature = "embedded-io-07",
-    feature = "embedded-io-async-07"
-))]
-pub(crate) use embedded_io_loops;

@@ -1303,7 +1303,7 @@ fn a_custom_cancellation_and_no_cancellation() {
 #[cfg(feature = "embedded-io-async")]
 #[test]
 fn over_embedded_io_async_halves() {
-    use jsonrpc_slice::embedded_io::Half;
+    use jsonrpc_slice::io::embedded_io::Half;
     let app = App::new();
     let slots = Slots::<2, 512, 512>::new();
     let outbox = SharedOutbox::<256>::new();
@@ -1333,7 +1333,7 @@ fn over_embedded_io_async_halves() {
 #[cfg(feature = "tokio")]
 #[test]
 fn over_tokio_streams() {
-    use jsonrpc_slice::tokio::Io;
+    use jsonrpc_slice::io::tokio::Io;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     // (the loop ends at the end of its input; the halves stay open until dropped)
     let rt = tokio::runtime::Builder::new_current_thread()

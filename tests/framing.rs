@@ -1,14 +1,19 @@
 //! Stream framing: the same byte stream cut at every possible chunk boundary gives
 //! the same replies as one-shot input, and garbage or oversized frames in the middle
 //! of a stream lose no valid frame after them. Both framings, through the same
-//! transport loop (`frame::answer_chunk`) the servers use. COBS, with and without a
+//! serve loop (`service::Service`) the servers use. COBS, with and without a
 //! checksum, through the same loop and through `Service`, with corrupted frames among
 //! the valid ones.
+
+#[path = "common/served.rs"]
+mod served;
+
+use served::served;
 
 use jsonrpc_slice::frame::cobs::{Check, CobsAccumulator};
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::frame::{answer_chunk, frame_message, FeedResult, Framer};
+use jsonrpc_slice::frame::{frame_message, FeedResult, Framer};
 use jsonrpc_slice::service::Service;
 use jsonrpc_slice::{demo, Server};
 use serde_json::Value;
@@ -37,18 +42,12 @@ fn messages() -> Vec<(Vec<u8>, Option<Value>)> {
     ]
 }
 
-/// The replies of one run, as framed bytes.
+/// The replies of one run (before the end of its input), as framed bytes.
 fn run<F: Framer>(framer: &mut F, chunks: &[&[u8]]) -> Vec<u8> {
-    let mut wire = Vec::new();
     let mut out = [0u8; 1024];
-    for chunk in chunks {
-        answer_chunk(&SERVER, &mut (), framer, chunk, &mut out, |pieces| {
-            pieces.for_each(|p| wire.extend_from_slice(p));
-            Ok::<(), ()>(())
-        })
-        .unwrap();
-    }
-    wire
+    served(&SERVER, &mut (), framer, &mut out, chunks.iter().copied())
+        .replies
+        .concat()
 }
 
 /// Splits framed replies back into JSON values.

@@ -294,8 +294,8 @@ fn the_async_dispatch_tells_the_hook_as_the_sync_one_does() {
 
 #[test]
 fn the_concurrent_service_tells_the_hook_of_each_call() {
-    use jsonrpc_slice::embedded_io::Half;
     use jsonrpc_slice::frame::newline::LineAccumulator;
+    use jsonrpc_slice::io::embedded_io::Half;
     use jsonrpc_slice::outbox::SharedOutbox;
     use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer, Slots};
 

@@ -1,5 +1,5 @@
 //! Framing under hostile and ordinary-but-untidy input (issue 13), through
-//! `std_io::serve_split` (so this file needs the `std` feature) fed in arbitrary chunks:
+//! `io::std::serve` (so this file needs the `std` feature) fed in arbitrary chunks:
 //!
 //! | property | test |
 //! |---|---|
@@ -18,8 +18,9 @@ use jsonrpc_slice::frame::content_length::{
 };
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::frame::Framer;
+use jsonrpc_slice::io::std::{self as std_io, Split};
 use jsonrpc_slice::service::Service;
-use jsonrpc_slice::{demo, std_io, Server};
+use jsonrpc_slice::{demo, Server};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -46,7 +47,7 @@ impl Read for Chunked<'_> {
 }
 
 fn serve(framer: &mut dyn Framer, stream: &[u8], sizes: &[usize]) -> Vec<u8> {
-    let mut reader = Chunked {
+    let reader = Chunked {
         bytes: stream,
         sizes: if sizes.is_empty() {
             vec![usize::MAX]
@@ -58,7 +59,7 @@ fn serve(framer: &mut dyn Framer, stream: &[u8], sizes: &[usize]) -> Vec<u8> {
     let mut wire = Vec::new();
     let (mut chunk, mut out) = ([0u8; 8192], [0u8; MAX]);
     let mut service = Service::new(&SERVER, framer, &mut chunk, &mut out);
-    std_io::serve_split(&mut service, &mut (), &mut reader, &mut wire)
+    std_io::serve(&mut service, &mut (), &mut Split(reader, &mut wire))
         .expect("writing to a Vec cannot fail");
     wire
 }

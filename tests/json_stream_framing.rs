@@ -10,10 +10,14 @@
 #[path = "common/chunks.rs"]
 #[allow(dead_code)]
 mod chunks;
+#[path = "common/served.rs"]
+mod served;
+
+use served::served;
 
 use jsonrpc_slice::frame::json_stream::JsonStreamAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::frame::{answer_chunk, answer_end, FeedResult, Framer};
+use jsonrpc_slice::frame::{FeedResult, Framer};
 use jsonrpc_slice::{demo, Server};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -186,16 +190,8 @@ proptest! {
 
 /// The replies of a run with `framer`, each as JSON.
 fn replies<F: Framer>(framer: &mut F, stream: &[u8]) -> Vec<Value> {
-    let mut wire = Vec::new();
     let mut out = [0u8; 1024];
-    answer_chunk(&SERVER, &mut (), framer, stream, &mut out, |pieces| {
-        pieces.for_each(|p| wire.extend_from_slice(p));
-        Ok::<(), ()>(())
-    })
-    .unwrap();
-    if let Some(reply) = answer_end(&SERVER, &mut (), framer, &mut out) {
-        reply.pieces().for_each(|p| wire.extend_from_slice(p));
-    }
+    let wire = served(&SERVER, &mut (), framer, &mut out, [stream]).wire();
     // Each reply ends in `\n`, as geth's do.
     assert!(wire.is_empty() || wire.ends_with(b"\n"));
     wire.split(|&b| b == b'\n')

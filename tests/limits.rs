@@ -4,7 +4,7 @@
 //! | limit | where it is configured | host profile | microcontroller profile |
 //! |---|---|---|---|
 //! | frame bytes | the framer's buffer: `LineAccumulator::<N>`, `ContentLengthAccumulator::<N>` | 65 536 | 1 024 |
-//! | reply bytes | the length of the output buffer given to `Server::handle` / `answer_chunk` | 65 536 | 1 024 |
+//! | reply bytes | the length of the output buffer given to `Server::handle` / `Service` | 65 536 | 1 024 |
 //! | nesting depth | `Limits::max_depth` | 128 (`Limits::DEFAULT`) | 16 |
 //! | batch elements | `Limits::max_batch` | 1 024 (`Limits::DEFAULT`) | 8 |
 //! | id bytes | `Limits::max_id_len` | 256 (`Limits::DEFAULT`) | 32 |
@@ -35,7 +35,7 @@
 //! with the demo method `big` (a string of `n` `x`), whose reply length is exact.
 //!
 //! "The stream carries on": every case is sent inside a framed stream through
-//! `frame::answer_chunk` (newline with `\n`, newline with `\r\n`, and `Content-Length`),
+//! `service::Service` (newline with `\n`, newline with `\r\n`, and `Content-Length`),
 //! each followed by a valid probe request whose reply must come next; the stream is fed
 //! whole, in chunks of 997 bytes, and byte by byte, through one framer per stream.
 //!
@@ -49,11 +49,12 @@
 
 mod common;
 
+use common::served::served;
 use common::{nested_arrays, nested_objects, req};
 
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::frame::{answer_chunk, Framer};
+use jsonrpc_slice::frame::Framer;
 use jsonrpc_slice::scan::{DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 use jsonrpc_slice::{demo, dispatch, Limits, Method, MethodTable, Server};
 
@@ -569,14 +570,9 @@ fn check_stream(
         vec![stream.len(), 997]
     };
     for chunk in chunks {
-        let mut wire = Vec::new();
-        for piece in stream.chunks(chunk) {
-            answer_chunk(server, &mut (), framer, piece, &mut out, |pieces| {
-                pieces.for_each(|b| wire.extend_from_slice(b));
-                Ok::<(), ()>(())
-            })
-            .expect("sending never fails here");
-        }
+        let wire = served(server, &mut (), framer, &mut out, stream.chunks(chunk))
+            .replies
+            .concat();
         let got = bodies(f, &wire);
         for (i, (name, w)) in want.iter().enumerate() {
             let g = got.get(i).map_or("<no reply>".to_owned(), |g| short(g));

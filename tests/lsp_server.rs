@@ -408,8 +408,8 @@ fn over_tokio_streams_a_hover_is_answered() {
         let (mut client_in, mut client_out) = tokio::io::split(client);
         let serve = async move {
             let (mut r, mut w) = (
-                jsonrpc_slice::tokio::Io(server_in),
-                jsonrpc_slice::tokio::Io(server_out),
+                jsonrpc_slice::io::tokio::Io(server_in),
+                jsonrpc_slice::io::tokio::Io(server_out),
             );
             lsp::run(&mut r, &mut w).await
         };

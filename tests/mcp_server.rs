@@ -305,7 +305,7 @@ fn a_ping_is_answered_during_a_countdown_and_a_cancelled_countdown_is_not() {
             let (client, server) = tokio::io::duplex(64 * 1024);
             let (server_r, server_w) = tokio::io::split(server);
             let (mut client_r, mut client_w) = tokio::io::split(client);
-            let (mut r, mut w) = (jsonrpc_slice::tokio::Io(server_r), jsonrpc_slice::tokio::Io(server_w));
+            let (mut r, mut w) = (jsonrpc_slice::io::tokio::Io(server_r), jsonrpc_slice::io::tokio::Io(server_w));
             let serve = SERVER.serve(&Mcp, framer, slots, outbox, chunk, &mut r, &mut w);
             let client = async {
                 use tokio::io::{AsyncReadExt, AsyncWriteExt};

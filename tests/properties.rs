@@ -38,8 +38,12 @@
 //! Cases per property: `PROPTEST_CASES` (default [`DEFAULT_CASES`], a few seconds in a
 //! debug build). Failures are shrunk and printed; no regression file is written.
 
+#[path = "common/served.rs"]
+mod served;
+
+use served::served;
+
 use jsonrpc_slice::envelope::{self, Call, Envelope};
-use jsonrpc_slice::frame::answer_chunk;
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::scan::{self, ScanErrorKind};
 use jsonrpc_slice::{
@@ -779,16 +783,8 @@ proptest! {
         }
         let mut framer = Box::new(LineAccumulator::<{ 64 * 1024 }>::new());
         let mut out = vec![0u8; 64 * 1024];
-        let mut replies = 0usize;
-        let mut wire = Vec::new();
-        for piece in stream.chunks(chunk) {
-            answer_chunk(&SERVER, &mut (), &mut *framer, piece, &mut out, |pieces| {
-                replies += 1;
-                pieces.for_each(|p| wire.extend_from_slice(p));
-                Ok::<(), ()>(())
-            })
-            .expect("sending never fails here");
-        }
+        let sent = served(&SERVER, &mut (), &mut *framer, &mut out, stream.chunks(chunk)).replies;
+        let (replies, wire) = (sent.len(), sent.concat());
         // Exactly one `\n` per reply, at its end; each line is JSON.
         prop_assert_eq!(wire.iter().filter(|&&b| b == b'\n').count(), replies);
         prop_assert!(wire.is_empty() || wire.last() == Some(&b'\n'));
@@ -1001,11 +997,11 @@ fn one_reply_over_newline_framing(server: &Server<Text>, mut ctx: Text, request:
     let mut wire = Vec::new();
     let mut stream = request.to_vec();
     stream.push(b'\n');
-    answer_chunk(server, &mut ctx, &mut framer, &stream, &mut out, |pieces| {
-        pieces.for_each(|p| wire.extend_from_slice(p));
-        Ok::<(), ()>(())
-    })
-    .expect("sending never fails here");
+    wire.extend(
+        served(server, &mut ctx, &mut framer, &mut out, [&stream[..]])
+            .replies
+            .concat(),
+    );
     wire
 }
 

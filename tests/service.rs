@@ -15,9 +15,11 @@ use jsonrpc_slice::client::{Pending, RequestId, Resolution};
 use jsonrpc_slice::envelope::Response;
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
+use jsonrpc_slice::io::std as std_io;
+use jsonrpc_slice::io::Split;
 use jsonrpc_slice::outbox::Outbox;
-use jsonrpc_slice::service::{AsyncServing, Service};
-use jsonrpc_slice::{method_table, std_io, Params, ResultWriter, RpcError, Server};
+use jsonrpc_slice::service::{Answers, Service};
+use jsonrpc_slice::{method_table, Params, ResultWriter, RpcError, Server};
 
 struct Ctx {
     outbox: Outbox<1024>,
@@ -102,7 +104,7 @@ fn run_lines(ctx: &mut Ctx, input: &str) -> Vec<String> {
         .with_responses(responses)
         .until(|c: &Ctx| c.exit);
     let mut wire = Vec::new();
-    std_io::serve_split(&mut service, ctx, &mut input.as_bytes(), &mut wire).unwrap();
+    std_io::serve(&mut service, ctx, &mut Split(input.as_bytes(), &mut wire)).unwrap();
     String::from_utf8(wire)
         .unwrap()
         .lines()
@@ -279,7 +281,7 @@ fn embedded_io_06_and_07_blocking() {
         input: CALL.as_bytes(),
         output: Vec::new(),
     };
-    jsonrpc_slice::embedded_io::serve(&mut service, &mut Ctx::new(), &mut wire).unwrap();
+    jsonrpc_slice::io::embedded_io::serve(&mut service, &mut Ctx::new(), &mut wire).unwrap();
     assert_eq!(String::from_utf8(wire.output).unwrap(), WANT);
 
     let (mut framer, mut chunk, mut out) = (LineAccumulator::<256>::new(), [0u8; 16], [0u8; 256]);
@@ -288,7 +290,7 @@ fn embedded_io_06_and_07_blocking() {
         input: CALL.as_bytes(),
         output: Vec::new(),
     };
-    jsonrpc_slice::embedded_io_07::serve(&mut service, &mut Ctx::new(), &mut wire).unwrap();
+    jsonrpc_slice::io::embedded_io_07::serve(&mut service, &mut Ctx::new(), &mut wire).unwrap();
     assert_eq!(String::from_utf8(wire.output).unwrap(), WANT);
 
     // A reader and a writer: `&[u8]` reads and `&mut [u8]` writes in both versions.
@@ -300,18 +302,16 @@ fn embedded_io_06_and_07_blocking() {
         let mut buf = [0u8; 256];
         let mut writer: &mut [u8] = &mut buf;
         match version {
-            6 => jsonrpc_slice::embedded_io::serve_split(
+            6 => jsonrpc_slice::io::embedded_io::serve(
                 &mut service,
                 &mut Ctx::new(),
-                &mut reader,
-                &mut writer,
+                &mut Split(&mut reader, &mut writer),
             )
             .unwrap(),
-            _ => jsonrpc_slice::embedded_io_07::serve_split(
+            _ => jsonrpc_slice::io::embedded_io_07::serve(
                 &mut service,
                 &mut Ctx::new(),
-                &mut reader,
-                &mut writer,
+                &mut Split(&mut reader, &mut writer),
             )
             .unwrap(),
         }
@@ -345,18 +345,16 @@ fn embedded_io_async_06_and_07() {
         let mut writer: &mut [u8] = &mut buf;
         let mut ctx = Ctx::new();
         match version {
-            6 => block_on(jsonrpc_slice::embedded_io::serve_async_split(
+            6 => block_on(jsonrpc_slice::io::embedded_io::serve_async(
                 &mut service,
                 &mut ctx,
-                &mut reader,
-                &mut writer,
+                &mut Split(&mut reader, &mut writer),
             ))
             .unwrap(),
-            _ => block_on(jsonrpc_slice::embedded_io_07::serve_async_split(
+            _ => block_on(jsonrpc_slice::io::embedded_io_07::serve_async(
                 &mut service,
                 &mut ctx,
-                &mut reader,
-                &mut writer,
+                &mut Split(&mut reader, &mut writer),
             ))
             .unwrap(),
         }
@@ -386,11 +384,10 @@ fn the_loop_allocates_nothing() {
     let mut buf = [0u8; 1024];
     let mut writer: &mut [u8] = &mut buf;
     let (result, n) = counting::counting(|| {
-        block_on(jsonrpc_slice::embedded_io::serve_async_split(
+        block_on(jsonrpc_slice::io::embedded_io::serve_async(
             &mut service,
             &mut ctx,
-            &mut reader,
-            &mut writer,
+            &mut Split(&mut reader, &mut writer),
         ))
     });
     result.unwrap();
@@ -451,30 +448,24 @@ fn async_handlers_through_the_async_loops_allocate_nothing() {
     for version in [6, 7] {
         let (mut framer, mut chunk, mut out) =
             (LineAccumulator::<256>::new(), [0u8; 16], [0u8; 256]);
-        let mut service = jsonrpc_slice::service::AsyncService::new(
-            &ASYNC_SERVER,
-            &mut framer,
-            &mut chunk,
-            &mut out,
-        )
-        .with_outbox(|c: &mut Ctx| &mut c.outbox);
+        let mut service =
+            jsonrpc_slice::service::Service::new(&ASYNC_SERVER, &mut framer, &mut chunk, &mut out)
+                .with_outbox(|c: &mut Ctx| &mut c.outbox);
         let mut reader = CALL.as_bytes();
         let mut buf = [0u8; 256];
         let mut writer: &mut [u8] = &mut buf;
         let mut ctx = Ctx::new();
         let (ok, n) = counting::counting(|| match version {
-            6 => block_on(jsonrpc_slice::embedded_io::serve_async_split(
+            6 => block_on(jsonrpc_slice::io::embedded_io::serve_async(
                 &mut service,
                 &mut ctx,
-                &mut reader,
-                &mut writer,
+                &mut Split(&mut reader, &mut writer),
             ))
             .is_ok(),
-            _ => block_on(jsonrpc_slice::embedded_io_07::serve_async_split(
+            _ => block_on(jsonrpc_slice::io::embedded_io_07::serve_async(
                 &mut service,
                 &mut ctx,
-                &mut reader,
-                &mut writer,
+                &mut Split(&mut reader, &mut writer),
             ))
             .is_ok(),
         });
@@ -522,17 +513,17 @@ jsonrpc_slice::async_method_table! {
 
 static AWAITED: jsonrpc_slice::AsyncServer<Ctx, Awaited> = jsonrpc_slice::AsyncServer::new(Awaited);
 
-/// Feeds `input` in chunks of `sizes` (in a cycle) through `service` (the sync
-/// [`Service`] or the [`AsyncService`](jsonrpc_slice::service::AsyncService), both
-/// driven through `AsyncServing`): what it writes, and what its context saw.
-fn session(
-    service: &mut impl AsyncServing<Ctx>,
+/// Feeds `input` in chunks of `sizes` (in a cycle) through `service` (over the sync
+/// [`Server`] or the awaited [`AsyncServer`](jsonrpc_slice::AsyncServer), both
+/// driven by `next_async`): what it writes, and what its context saw.
+fn session<S: Answers<Ctx>>(
+    service: &mut Service<'_, Ctx, LineAccumulator<128>, S>,
     input: &[u8],
     sizes: &[usize],
 ) -> (Vec<u8>, usize, bool) {
     let (mut ctx, mut wire, mut rest, mut turn) = (Ctx::new(), Vec::new(), input, 0);
     loop {
-        while let Some(m) = block_on(service.next_send(&mut ctx)) {
+        while let Some(m) = block_on(service.next_async(&mut ctx)) {
             m.pieces().for_each(|p| wire.extend_from_slice(p));
         }
         if service.is_done() {
@@ -564,7 +555,7 @@ fn sync_session(input: &[u8], sizes: &[usize]) -> (Vec<u8>, usize, bool) {
 fn async_session(input: &[u8], sizes: &[usize]) -> (Vec<u8>, usize, bool) {
     let (mut framer, mut chunk, mut out) = (LineAccumulator::<128>::new(), [0u8; 64], [0u8; 192]);
     let mut service =
-        jsonrpc_slice::service::AsyncService::new(&AWAITED, &mut framer, &mut chunk, &mut out)
+        jsonrpc_slice::service::Service::new(&AWAITED, &mut framer, &mut chunk, &mut out)
             .with_outbox(|c: &mut Ctx| &mut c.outbox)
             .with_responses(responses)
             .until(|c: &Ctx| c.exit);
@@ -675,11 +666,10 @@ fn a_handler_can_send_what_it_queued_while_it_runs() {
         .with_outbox(|c: &mut LiveCtx| &mut c.outbox);
     let input = b"{\"jsonrpc\":\"2.0\",\"method\":\"steps\",\"params\":[2],\"id\":1}\n\
                   {\"jsonrpc\":\"2.0\",\"method\":\"steps\",\"params\":[0],\"id\":2}\n";
-    std_io::serve_split(
+    std_io::serve(
         &mut service,
         &mut ctx,
-        &mut &input[..],
-        &mut SharedWire(wire.clone()),
+        &mut Split(&input[..], SharedWire(wire.clone())),
     )
     .unwrap();
     let step = |i| format!("{{\"jsonrpc\":\"2.0\",\"method\":\"step\",\"params\":[{i}]}}\n");

@@ -1,6 +1,6 @@
 //! `Content-Length` header blocks as clients send them, and malformed ones (issue 13,
-//! items 2, 3 and 6), answered by the demo server through `frame::answer_chunk` and
-//! `frame::answer_end`, fed whole and in fuzzed chunks.
+//! items 2, 3 and 6), answered by the demo server through `service::Service` (the input
+//! ended at the end), fed whole and in fuzzed chunks.
 //!
 //! The input is a script: `data[0] % 8 + 1` chunk sizes, then parts of 4 bytes each:
 //! a kind, a length, a byte for names and values, and flags. A part is either a valid
@@ -20,7 +20,6 @@
 use jsonrpc_slice::frame::content_length::{
     ContentLengthAccumulator, MAX_CONTENT_LENGTH, MAX_HEADER_LINE,
 };
-use jsonrpc_slice::frame::{answer_chunk, answer_end};
 use jsonrpc_slice::{demo, Server};
 use jsonrpc_slice_fuzz as oracle;
 use libfuzzer_sys::fuzz_target;
@@ -32,18 +31,27 @@ const MALFORMED: &str = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"In
 fn run(stream: &[u8], sizes: &[u8]) -> Vec<String> {
     let mut framer = ContentLengthAccumulator::<512>::new();
     let mut out = [0u8; 512];
-    let mut replies = Vec::new();
-    for chunk in oracle::chunks(stream, sizes) {
-        answer_chunk(&SERVER, &mut (), &mut framer, chunk, &mut out, |mut pieces| {
-            replies.push(String::from_utf8(pieces.nth(1).unwrap_or_default().to_vec()).expect("UTF-8"));
-            Ok::<(), ()>(())
-        })
-        .unwrap();
-    }
-    if let Some(reply) = answer_end(&SERVER, &mut (), &mut framer, &mut out) {
-        replies.push(String::from_utf8(reply.body.to_vec()).expect("UTF-8"));
-    }
-    replies
+    let served = oracle::served(
+        &SERVER,
+        &mut (),
+        &mut framer,
+        &mut out,
+        oracle::chunks(stream, sizes),
+    );
+    // Each reply's body: what follows its `Content-Length` header.
+    let body = |wire: &Vec<u8>| {
+        let at = wire
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map_or(0, |i| i + 4);
+        String::from_utf8(wire[at..].to_vec()).expect("UTF-8")
+    };
+    served
+        .replies
+        .iter()
+        .chain(&served.at_end)
+        .map(body)
+        .collect()
 }
 
 /// A header line other than `Content-Length`, `len` bytes long in all.

@@ -1,10 +1,10 @@
 //! Both framings, end to end: the same byte stream answered by the demo server through
-//! `frame::answer_chunk`, fed whole and cut into fuzzed chunk sizes, must give the same
+//! `service::Service`, fed whole and cut into fuzzed chunk sizes, must give the same
 //! reply bytes. Every framed reply must also be complete: a `Content-Length` header
 //! whose length is its body's, or one line ending in its only `\n`; and what it frames
 //! is a response or a batch of them (`oracle::responses`).
 //!
-//! Every run ends its input with `frame::answer_end`, as the serve loops do. Over
+//! Every run ends its input, as the serve loops do. Over
 //! newline framing, a stream that does not end in `\n` must get the same replies as
 //! the same stream with a `\n` after it (the last line is served at the end of input);
 //! over `Content-Length` framing, the reply at the end of input, if any, is `-32700`
@@ -17,7 +17,7 @@
 
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::frame::{answer_chunk, answer_end, Framer};
+use jsonrpc_slice::frame::Framer;
 use jsonrpc_slice::{demo, Server};
 use jsonrpc_slice_fuzz as oracle;
 use libfuzzer_sys::fuzz_target;
@@ -27,17 +27,17 @@ static SERVER: Server<()> = Server::new(demo::TABLE);
 /// The framed replies to `stream`, fed in chunks of `sizes` (empty or all zero: whole),
 /// and the reply at the end of input, if any.
 fn run(framer: &mut dyn Framer, stream: &[u8], sizes: &[u8]) -> (Vec<Vec<u8>>, Option<Vec<u8>>) {
-    let mut replies = Vec::new();
     let mut out = [0u8; 512];
-    for chunk in oracle::chunks(stream, sizes) {
-        answer_chunk(&SERVER, &mut (), framer, chunk, &mut out, |pieces| {
-            replies.push(pieces.collect::<Vec<_>>().concat());
-            Ok::<(), ()>(())
-        })
-        .unwrap();
-    }
-    let last = answer_end(&SERVER, &mut (), framer, &mut out).map(|r| r.pieces().collect::<Vec<_>>().concat());
-    (replies, last)
+    let served = oracle::served(
+        &SERVER,
+        &mut (),
+        framer,
+        &mut out,
+        oracle::chunks(stream, sizes),
+    );
+    // The end of input answers at most what the framer held: one message.
+    assert!(served.at_end.len() <= 1);
+    (served.replies, served.at_end.into_iter().next())
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -17,8 +17,11 @@ use std::fmt;
 mod chunks;
 #[path = "../../tests/common/room.rs"]
 mod room;
+#[path = "../../tests/common/served.rs"]
+mod served;
 pub use chunks::{chunks, split_input};
 pub use room::without_room;
+pub use served::{served, Served};
 
 /// The crate's default nesting limit (`scan::DEFAULT_MAX_DEPTH`).
 pub const MAX_DEPTH: usize = 128;

@@ -14,7 +14,7 @@
 //! trailing `\r` is stripped; a malformed header gets `-32600` (once, its body skipped
 //! with it) and the stream resynchronises at the next `Content-Length:`. At the end of
 //! input a last line without its newline is served, and a message cut short gets
-//! `-32700` (`std_io::serve` ends with `frame::answer_end`).
+//! `-32700` (the serve loop asks the framer what it holds at the end of input).
 //!
 //! ```sh
 //! echo '{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}' \
@@ -31,8 +31,9 @@ use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::json_stream::JsonStreamAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::frame::Framer;
+use jsonrpc_slice::io::std::{serve, Split};
 use jsonrpc_slice::service::Service;
-use jsonrpc_slice::{demo, std_io, Server};
+use jsonrpc_slice::{demo, Server};
 
 /// The largest frame, in bytes.
 const MAX_FRAME: usize = 64 * 1024;
@@ -63,12 +64,8 @@ fn main() -> ExitCode {
     let mut chunk = vec![0u8; 64 * 1024];
     let mut out = vec![0u8; MAX_REPLY];
     let mut service = Service::new(&SERVER, framer.as_mut(), &mut chunk, &mut out);
-    let result = std_io::serve_split(
-        &mut service,
-        &mut (),
-        &mut io::stdin().lock(),
-        &mut io::stdout().lock(),
-    );
+    let mut stdio = Split(io::stdin().lock(), io::stdout().lock());
+    let result = serve(&mut service, &mut (), &mut stdio);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // The reader went away mid-write: nothing left to answer.

@@ -1,6 +1,6 @@
 //! What a call's reply goes through, before and after its handler, and a batch
 //! reply's state: shared by the sync [`Server`](super::Server) and the async dispatch
-//! (`dispatch_async`).
+//! (`async_server.rs`).
 
 use crate::envelope::Call;
 use crate::error::{InvalidRequest, RpcError};
@@ -44,7 +44,7 @@ pub(crate) fn parse_failure<'p>(kind: ScanErrorKind) -> Failure<'p> {
 /// Before a call's handler runs: the start of its reply, and the writer readied for
 /// its result. A notification's handler runs all the same, its writes dropped; so does
 /// a call's when not even the start of its reply fits (a batch reply lost). Shared by
-/// the sync and the async dispatch (`dispatch_async`).
+/// the sync and the async dispatch (`async_server.rs`).
 #[inline(always)]
 pub(crate) fn call_start<'p>(
     w: &mut ResultWriter<'_>,

@@ -14,8 +14,9 @@
 //! [`method_table!`](crate::method_table)); `index.rs`, the name hash and the hash
 //! index built at compile time; `server.rs`, the [`Server`] that answers a message;
 //! `call.rs`, what each call's reply and a batch's go through, which the async
-//! dispatch (`dispatch_async`) shares; `hook.rs`, the [`CallHook`] told of every call.
+//! dispatch (`async_server.rs`) shares; `hook.rs`, the [`CallHook`] told of every call.
 
+mod async_server;
 mod call;
 mod hook;
 mod index;
@@ -24,6 +25,9 @@ mod table;
 
 pub(crate) use call::{call_end, call_start, is_notification, parse_failure, BatchState, Failure};
 // What `method_table!` and `async_method_table!` expand to: not called by users.
+#[cfg(feature = "concurrent")]
+pub(crate) use async_server::handle_parsed;
+pub use async_server::{AsyncMethods, AsyncServer};
 pub use hook::{CallHook, CallInfo, Outcome};
 #[doc(hidden)]
 pub use index::{index, index_len};

@@ -209,10 +209,10 @@ impl<C> Server<C> {
             let (code, message, data) = self.failure_reply(failure, room);
             let written = w.error_reply(id, code, message, data);
             match failure {
-                _ if written.is_ok() => return Ok(code),
+                _ if written.is_ok() => return written,
                 Failure::Parse | Failure::TooDeep | Failure::TooLarge | Failure::BatchTooLarge => {
                     w.rollback(mark);
-                    return written.map(|()| code);
+                    return written;
                 }
                 _ => failure = Failure::TooLarge,
             }

@@ -13,7 +13,8 @@
 //! - [`cobs`]: COBS-encoded frames ended by `0x00`, optionally with a CRC-16 or CRC-32
 //!   trailer (binary-safe; corrupted frames dropped).
 //!
-//! All implement [`Framer`], so a transport loop ([`answer_chunk`]) serves any.
+//! All implement [`Framer`], so every serve loop ([`Service`](crate::service::Service),
+//! the concurrent service) takes any.
 
 pub mod cobs;
 pub mod content_length;
@@ -22,8 +23,6 @@ pub mod newline;
 
 use cobs::CobsPieces;
 pub use cobs::Encoding;
-
-use crate::dispatch::Server;
 
 use crate::dispatch::OutputTooSmall;
 
@@ -38,7 +37,7 @@ pub enum FeedResult<'a, 'b> {
     Consumed,
     /// A complete frame, and the input not yet fed.
     Frame {
-        /// The frame: one JSON-RPC message, for [`Server::handle`].
+        /// The frame: one JSON-RPC message, for [`Server::handle`](crate::Server::handle).
         frame: &'a [u8],
         /// The rest of the input: feed it next.
         remaining: &'b [u8],
@@ -69,8 +68,8 @@ pub enum EndOfInput<'a> {
     /// A last frame longer than the buffer: answer with [`oversized_frame_reply`].
     Oversized,
     /// A message cut short (a header block, or a body shorter than its
-    /// `Content-Length`): answer with `-32700 Parse error`, `"id":null`, as
-    /// [`answer_end`] does.
+    /// `Content-Length`): answer with `-32700 Parse error`, `"id":null`, as the
+    /// serve loops do.
     Truncated,
 }
 
@@ -81,8 +80,7 @@ pub trait Framer {
     fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b>;
 
     /// Ends the input: says what was left (the framer is then empty, ready for a new
-    /// stream). Every serve loop calls it once its reader ends, through
-    /// [`answer_end`].
+    /// stream). Every serve loop calls it once its reader ends.
     fn finish(&mut self) -> EndOfInput<'_>;
 
     /// The largest frame, in bytes.
@@ -285,29 +283,6 @@ pub fn frame_message<'m, F: Framer + ?Sized>(framer: &F, message: &'m [u8]) -> F
     framed(framer, message, message.len())
 }
 
-/// Feeds `input` through `framer` until one frame needs a reply, answers it with
-/// `server` (oversized and malformed frames with `-32600`), and returns the framed
-/// reply, with `input` advanced past what was fed. Returns `None` once all of `input`
-/// is taken. Frames that need no reply (notifications), and replies that do not fit
-/// `output` even as an error (see [`OutputTooSmall`]), are passed over: nothing
-/// partial is ever returned.
-pub fn answer_next<'o, C, F: Framer + ?Sized>(
-    server: &Server<C>,
-    ctx: &mut C,
-    framer: &mut F,
-    input: &mut &[u8],
-    output: &'o mut [u8],
-) -> Option<FramedReply<'o>> {
-    loop {
-        let len = next_reply(framer, input, output, |frame, out| {
-            server.handle(ctx, frame, out).map(<[u8]>::len)
-        })?;
-        if len > 0 {
-            return Some(framed(framer, output, len));
-        }
-    }
-}
-
 /// What the framer gave next: a frame to answer, or bytes that are not one, answered
 /// already (an oversized frame, a malformed header).
 pub(crate) enum Event<'f> {
@@ -362,23 +337,6 @@ pub(crate) fn end_event<'f, F: Framer + ?Sized>(
     })
 }
 
-/// One step of [`answer_next`], with the frame answered by `handle` (which writes the
-/// reply into the buffer it is given and returns its length): feeds `input` up to the
-/// next frame and answers it. Returns the length of its reply (0: none, as for a
-/// notification, or a reply that does not fit even as an error), or `None` once all
-/// of `input` is taken.
-pub(crate) fn next_reply<F: Framer + ?Sized>(
-    framer: &mut F,
-    input: &mut &[u8],
-    output: &mut [u8],
-    handle: impl FnOnce(&[u8], &mut [u8]) -> Result<usize, OutputTooSmall>,
-) -> Option<usize> {
-    Some(match next_event(framer, input, output)? {
-        Event::Frame(frame) => handle(frame, output).unwrap_or(0),
-        Event::Answered(len) => len,
-    })
-}
-
 /// The first `len` bytes of `output`, framed by `framer`.
 pub(crate) fn framed<'o, F: Framer + ?Sized>(
     framer: &F,
@@ -403,86 +361,6 @@ pub(crate) fn framed<'o, F: Framer + ?Sized>(
     }
 }
 
-/// Ends the input of `framer` ([`Framer::finish`]) and answers what it held: a last
-/// frame as [`answer_next`] would, an oversized one with `-32600`, a message cut short
-/// with `-32700 Parse error` (`"id":null`). Returns the framed reply, or `None` when
-/// there is nothing to answer. Call it once the reader ends, after the last chunk.
-///
-/// ```
-/// use jsonrpc_slice::frame::{answer_chunk, answer_end, newline::LineAccumulator};
-/// use jsonrpc_slice::{demo, Server};
-///
-/// let server = Server::new(demo::TABLE);
-/// let mut framer = LineAccumulator::<1024>::new();
-/// let mut out = [0u8; 1024];
-/// let chunk = b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1,2],\"id\":1}";
-/// answer_chunk(&server, &mut (), &mut framer, chunk, &mut out, |_| Err(()))?;
-/// let reply = answer_end(&server, &mut (), &mut framer, &mut out).expect("a reply");
-/// let wire: Vec<u8> = reply.pieces().flatten().copied().collect();
-/// assert_eq!(wire, b"{\"jsonrpc\":\"2.0\",\"result\":3,\"id\":1}\n");
-/// # Ok::<(), ()>(())
-/// ```
-pub fn answer_end<'o, C, F: Framer + ?Sized>(
-    server: &Server<C>,
-    ctx: &mut C,
-    framer: &mut F,
-    output: &'o mut [u8],
-) -> Option<FramedReply<'o>> {
-    let len = end_reply(framer, output, |frame, out| {
-        server.handle(ctx, frame, out).map(<[u8]>::len)
-    })?;
-    Some(framed(framer, output, len))
-}
-
-/// [`answer_end`] with the last frame answered by `handle` (see [`next_reply`]).
-pub(crate) fn end_reply<F: Framer + ?Sized>(
-    framer: &mut F,
-    output: &mut [u8],
-    handle: impl FnOnce(&[u8], &mut [u8]) -> Result<usize, OutputTooSmall>,
-) -> Option<usize> {
-    let len = match end_event(framer, output)? {
-        Event::Frame(frame) => handle(frame, output).unwrap_or(0),
-        Event::Answered(len) => len,
-    };
-    (len > 0).then_some(len)
-}
-
-/// Feeds all of `input` through `framer`, answers each frame, and hands each framed
-/// reply to `send` as its pieces (see [`FramedReply::pieces`] and [`answer_next`]).
-///
-/// The transport loop of a host or a firmware is: read a chunk, call this, repeat.
-///
-/// ```
-/// use jsonrpc_slice::frame::{answer_chunk, newline::LineAccumulator};
-/// use jsonrpc_slice::{demo, Server};
-///
-/// let server = Server::new(demo::TABLE);
-/// let mut framer = LineAccumulator::<1024>::new();
-/// let mut out = [0u8; 1024];
-/// let mut wire = Vec::new();
-/// for chunk in [&b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"par"[..], b"ams\":[1,2],\"id\":1}\n"] {
-///     answer_chunk(&server, &mut (), &mut framer, chunk, &mut out, |pieces| {
-///         pieces.for_each(|p| wire.extend_from_slice(p));
-///         Ok::<(), ()>(())
-///     })?;
-/// }
-/// assert_eq!(wire, b"{\"jsonrpc\":\"2.0\",\"result\":3,\"id\":1}\n");
-/// # Ok::<(), ()>(())
-/// ```
-pub fn answer_chunk<C, F: Framer + ?Sized, E>(
-    server: &Server<C>,
-    ctx: &mut C,
-    framer: &mut F,
-    mut input: &[u8],
-    output: &mut [u8],
-    mut send: impl FnMut(Pieces<'_>) -> Result<(), E>,
-) -> Result<(), E> {
-    while let Some(reply) = answer_next(server, ctx, framer, &mut input, output) {
-        send(reply.pieces())?;
-    }
-    Ok(())
-}
-
 /// Writes the reply to a frame longer than `max_frame` bytes: `-32600`, `"id":null`,
 /// message `Invalid Request: frame larger than N bytes`.
 ///
@@ -499,7 +377,7 @@ pub fn oversized_frame_reply(max_frame: usize, output: &mut [u8]) -> Result<&[u8
     let mut w = ResultWriter::new(output);
     let message = Message::with("Invalid Request: frame larger than ", max_frame, " bytes");
     match w.error_reply(Id::NULL, code::INVALID_REQUEST, message, None) {
-        Ok(()) => Ok(w.into_written()),
+        Ok(_) => Ok(w.into_written()),
         Err(_) => Err(OutputTooSmall),
     }
 }
@@ -510,7 +388,7 @@ pub fn malformed_frame_reply(output: &mut [u8]) -> Result<&[u8], OutputTooSmall>
     let mut w = ResultWriter::new(output);
     let message = Message::plain("Invalid Request: malformed frame header");
     match w.error_reply(Id::NULL, code::INVALID_REQUEST, message, None) {
-        Ok(()) => Ok(w.into_written()),
+        Ok(_) => Ok(w.into_written()),
         Err(_) => Err(OutputTooSmall),
     }
 }

@@ -5,6 +5,10 @@ use core::fmt;
 /// Why a slice is not JSON.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
+// `repr(u32)`: a word, so the kind of a `Result<usize, ScanError>` (which comes back
+// through memory) is read and written with the word loads and stores that have short
+// forms (flash, on a Cortex-M and a RISC-V).
+#[repr(u32)]
 pub enum ScanErrorKind {
     /// The input ended inside a value.
     UnexpectedEnd,

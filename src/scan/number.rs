@@ -15,22 +15,26 @@ pub(crate) fn number(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
         _ => return Err(fail(ScanErrorKind::InvalidNumber, i)),
     }
     if byte_at(b, i) == b'.' {
-        if !byte_at(b, i + 1).is_ascii_digit() {
-            return Err(fail(ScanErrorKind::InvalidNumber, i + 1));
-        }
-        i = digits(b, i + 1);
+        i = some_digits(b, i + 1)?;
     }
     if byte_at(b, i) | 0x20 == b'e' {
         i += 1;
         if matches!(byte_at(b, i), b'+' | b'-') {
             i += 1;
         }
-        if !byte_at(b, i).is_ascii_digit() {
-            return Err(fail(ScanErrorKind::InvalidNumber, i));
-        }
-        i = digits(b, i);
+        i = some_digits(b, i)?;
     }
     Ok(i)
+}
+
+/// The run of digits from `i`, at least one: the offset after it. (Where the run ends
+/// against where it starts: no second read of its first byte, flash.)
+#[inline(always)]
+fn some_digits(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    match digits(b, i) {
+        end if end == i => Err(fail(ScanErrorKind::InvalidNumber, i)),
+        end => Ok(end),
+    }
 }
 
 /// [`number`] a word at a time (the fast build's walk): the number at `i`, whose bytes

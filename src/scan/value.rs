@@ -212,10 +212,7 @@ fn value_bytewise(b: &[u8], mut i: usize, max_depth: u16) -> Result<usize, ScanE
                 if byte_at(b, i) != c + 2 {
                     continue;
                 }
-                // Empty: closed at once.
-                i += 1;
-                open -= 1;
-                in_object = is_object_at(&words, open);
+                // Empty: the loop below closes it, as any other.
             }
             b'"' => i = string(b, i)?,
             b'-' | b'0'..=b'9' => i = number(b, i)?,
@@ -594,12 +591,9 @@ pub(crate) fn key_colon(b: &[u8], i: usize) -> Result<(usize, usize, usize), Sca
         return Err(fail(ScanErrorKind::UnexpectedByte, i));
     }
     let key_end = string(b, i)?;
-    let mut colon = key_end;
+    let colon = skip_ws(b, key_end);
     if byte_at(b, colon) != b':' {
-        colon = skip_ws(b, colon);
-        if byte_at(b, colon) != b':' {
-            return Err(fail(ScanErrorKind::UnexpectedByte, colon));
-        }
+        return Err(fail(ScanErrorKind::UnexpectedByte, colon));
     }
     Ok((i, key_end, skip_ws(b, colon + 1)))
 }

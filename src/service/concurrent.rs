@@ -2,11 +2,10 @@
 //! handlers run, with cancellation, requests to the peer, and messages pushed on a
 //! quiet link — no allocation, no boxing, a fixed memory set by the caller.
 //!
-//! The blocking [`Service`](super::Service) and the [`AsyncService`](super::AsyncService)
-//! take one message at a time: a slow handler holds up every message behind it. A
-//! [`ConcurrentServer`] runs its handlers in `N` *slots* and keeps reading while they
-//! run, so a `ping` is answered during a long tool call and a cancellation reaches the
-//! call it names.
+//! The [`Service`](super::Service), blocking or async, takes one message at a time: a
+//! slow handler holds up every message behind it. A [`ConcurrentServer`] runs its
+//! handlers in `N` *slots* and keeps reading while they run, so a `ping` is answered
+//! during a long tool call and a cancellation reaches the call it names.
 //!
 //! # The flow
 //!
@@ -86,8 +85,8 @@ use embassy_futures::join::{join3, join_array};
 use embassy_futures::select::{select, Either};
 
 use crate::client::{self, same_id, RequestId};
+use crate::dispatch::{self as dispatch_async, AsyncMethods};
 use crate::dispatch::{MethodTable, Server};
-use crate::dispatch_async::{self, AsyncMethods};
 use crate::envelope::{self, parse_response, Call as Message, Envelope, Outcome, ResponseMessage};
 use crate::frame::{framed, oversized_frame_reply, Encoding, Event, Framer};
 use crate::id::Id;
@@ -549,7 +548,7 @@ impl<T> ConcurrentServer<T> {
         };
         let mut w = ResultWriter::new(out);
         match w.error_reply(id, code, Text::plain(message), None) {
-            Ok(()) => w.into_written().len(),
+            Ok(_) => w.into_written().len(),
             Err(_) => 0,
         }
     }

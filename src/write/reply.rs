@@ -36,14 +36,15 @@ impl ResultWriter<'_> {
         self.push(id.as_bytes())
     }
 
-    /// Writes a whole error reply: `{"jsonrpc":"2.0","error":{...},"id":...}`.
+    /// Writes a whole error reply: `{"jsonrpc":"2.0","error":{...},"id":...}`, and
+    /// returns its code.
     pub(crate) fn error_reply(
         &mut self,
         id: Id<'_>,
         code: i32,
         message: Message<'_>,
         data: Option<RawJson<'_>>,
-    ) -> Result<(), WriteError> {
+    ) -> Result<i32, WriteError> {
         self.push_array(b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":")?;
         self.code_digits(code)?;
         self.push_array(b",\"message\":\"")?;
@@ -59,7 +60,10 @@ impl ResultWriter<'_> {
         }
         self.push(b"},\"id\":")?;
         self.id(id)?;
-        self.push_byte(b'}')
+        // The code given back: the last push is then no tail call, which on RISC-V
+        // would keep this function from the shared register save and restore
+        // (`+save-restore`, examples/firmware's README).
+        self.push_byte(b'}').map(|()| code)
     }
 
     /// Writes the start of a success reply, up to where the result goes.

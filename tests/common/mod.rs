@@ -29,5 +29,6 @@ pub fn nested_objects(depth: usize) -> String {
 
 pub mod corpus;
 pub mod round_trip;
+pub mod served;
 pub mod spec;
 pub mod vectors;

@@ -1,10 +1,10 @@
-//! `embedded-io` 0.6 adapters (features `embedded-io`, `embedded-io-async`): serve a
-//! framed byte stream from a UART or any `Read` + `Write` object, or a reader and a
-//! writer, blocking or async. The loops are [`Service`](crate::service::Service)'s; the same for 0.7 is in
-//! `embedded_io_07`.
+//! `embedded-io` 0.6 (features `embedded-io`, `embedded-io-async`): serve a framed
+//! byte stream from a UART or any `Read` + `Write` object, or a reader and a writer
+//! as a [`Split`], blocking ([`serve`]) or async (`serve_async`). The loops are
+//! [`Service`](crate::service::Service)'s; the same for 0.7 is in `io::embedded_io_07`.
 //!
 //! ```
-//! use jsonrpc_slice::embedded_io::serve_split;
+//! use jsonrpc_slice::io::embedded_io::{serve, Split};
 //! use jsonrpc_slice::frame::newline::LineAccumulator;
 //! use jsonrpc_slice::service::Service;
 //! use jsonrpc_slice::{demo, Server};
@@ -17,12 +17,12 @@
 //! let mut input: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1,2],\"id\":1}";
 //! let mut wire = [0u8; 64];
 //! let mut writer: &mut [u8] = &mut wire;
-//! serve_split(&mut service, &mut (), &mut input, &mut writer).unwrap();
+//! serve(&mut service, &mut (), &mut Split(&mut input, &mut writer)).unwrap();
 //! let left = writer.len();
 //! assert_eq!(&wire[..64 - left], b"{\"jsonrpc\":\"2.0\",\"result\":3,\"id\":1}\n");
 //! ```
 
-crate::service::embedded_io_loops!(
+crate::io::embedded_io_adapters!(
     embedded_io,
     "embedded-io",
     embedded_io_async,

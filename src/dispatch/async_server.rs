@@ -199,11 +199,6 @@ impl<C, T: AsyncMethods<C>> AsyncServer<C, T> {
         self.base.limits()
     }
 
-    /// The limits and error replies, as a `Server` with an empty table.
-    pub(crate) const fn base(&self) -> &Server<C> {
-        &self.base
-    }
-
     /// Handles one message as [`Server::handle`] does, awaiting each handler.
     pub async fn handle<'o>(
         &self,
