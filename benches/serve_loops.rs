@@ -25,9 +25,9 @@
 //!
 //!   valgrind --tool=callgrind --toggle-collect='*counted*' target/release/deps/serve_loops-* count n1 20000
 //!
-//! `serve_loops cpu <messages> <rounds>` runs the three loops over pipes, interleaved,
-//! and prints the serving thread's CPU time (user and system) and the wall time a
-//! message: on a loaded machine the CPU time is the steadier of the two.
+//! `serve_loops cpu <messages> <rounds>` runs the three loops over pipes and in memory,
+//! interleaved, and prints the serving thread's CPU time (user and system apart) and
+//! the wall time a message: on a loaded machine the CPU time is the steadier of the two.
 
 use criterion::{criterion_group, Criterion, Throughput};
 use jsonrpc_slice::frame::newline::LineAccumulator;
@@ -290,41 +290,51 @@ fn counted(which: &str, input: &[u8]) -> usize {
     }
 }
 
-/// The CPU time (user and system) the calling thread has used, in clock ticks
-/// (`/proc/thread-self/stat`, Linux).
-fn thread_ticks() -> u64 {
+/// The CPU time the calling thread has used, in user and in system mode, in clock
+/// ticks (`/proc/thread-self/stat`, Linux).
+fn thread_ticks() -> (u64, u64) {
     let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
     // The fields after the command's closing parenthesis; utime and stime are the
     // 14th and 15th of the line.
     let rest = &stat[stat.rfind(')').unwrap() + 2..];
     let fields: Vec<&str> = rest.split(' ').collect();
-    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    (fields[11].parse().unwrap(), fields[12].parse().unwrap())
 }
 
-/// `cpu <messages> <rounds>`: each loop over pipes, the rounds interleaved; the serving
-/// thread's CPU time (user and system, so the reads and writes too) and the wall time
-/// per message. The CPU time is what a loaded machine disturbs least.
+/// `cpu <messages> <rounds>`: each loop over pipes and in memory, the rounds
+/// interleaved; the serving thread's CPU time (user, and system: the reads and writes)
+/// and the wall time per message. The CPU time is what a loaded machine disturbs least.
 fn cpu(messages: usize, rounds: usize) {
     let input = input(messages);
     let one = Box::new(Slots::<1, 1024, 1024>::new());
     let eight = Box::new(Slots::<8, 1024, 1024>::new());
-    let loops: [(&str, &dyn Fn() -> usize); 3] = [
-        ("Service", &|| one_at_a_time_piped(&input)),
-        ("concurrent, N = 1", &|| concurrent_piped(&input, &one)),
-        ("concurrent, N = 8", &|| concurrent_piped(&input, &eight)),
+    let loops: [(&str, &dyn Fn() -> usize); 6] = [
+        ("Service, piped", &|| one_at_a_time_piped(&input)),
+        ("concurrent, N = 1, piped", &|| {
+            concurrent_piped(&input, &one)
+        }),
+        ("concurrent, N = 8, piped", &|| {
+            concurrent_piped(&input, &eight)
+        }),
+        ("Service, in memory", &|| one_at_a_time(&input)),
+        ("concurrent, N = 1, in memory", &|| concurrent(&input, &one)),
+        ("concurrent, N = 8, in memory", &|| {
+            concurrent(&input, &eight)
+        }),
     ];
     // Clock ticks a second: 100 on Linux (USER_HZ).
     let tick_ns = 10_000_000.0;
     for round in 0..rounds {
         for (name, run) in &loops {
-            let (ticks, start) = (thread_ticks(), std::time::Instant::now());
+            let ((user, system), start) = (thread_ticks(), std::time::Instant::now());
             black_box(run());
             let wall = start.elapsed().as_nanos() as f64;
-            let cpu = (thread_ticks() - ticks) as f64 * tick_ns;
+            let (user_after, system_after) = thread_ticks();
             let m = messages as f64;
             println!(
-                "round {round}: {name}: {:.1} ns CPU, {:.1} ns wall a message",
-                cpu / m,
+                "round {round}: {name}: {:.1} ns user + {:.1} ns system, {:.1} ns wall a message",
+                (user_after - user) as f64 * tick_ns / m,
+                (system_after - system) as f64 * tick_ns / m,
                 wall / m
             );
         }

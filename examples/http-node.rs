@@ -1,26 +1,33 @@
 //! A tiny Ethereum-style node: JSON-RPC 2.0 over HTTP, on hyper 1 and tokio.
 //!
 //! ```sh
-//! cargo run --release --example http-node -- --addr 127.0.0.1:8545
+//! cargo run --release --example http-node -- --addr 127.0.0.1:8545 [--ipc /tmp/node.ipc]
 //! ```
 //!
-//! Prints `listening on http://ADDR` when ready. The transport is the library's
+//! Prints `listening on http://ADDR` when ready (and, with `--ipc PATH`, then `listening
+//! on ipc://PATH`). The transport is the library's
 //! `http::HttpServer` (feature `hyper`), with its production defaults: HTTP/1.1 with
 //! keep-alive, any path, `POST` only, JSON content types, bodies up to 1 MiB, at most
 //! 1,000 connections, header, idle and request time limits, buffers from a bounded
-//! pool (see `src/http.rs`). Ctrl-C shuts it down gracefully.
+//! pool (see `src/http/`). With `--ipc PATH` the same methods are also served on a Unix
+//! socket (the library's `io::tokio::ipc::IpcServer`, feature `ipc`), in both framings
+//! Ethereum clients speak there: JSON values back to back or one a line. Ctrl-C shuts
+//! both down gracefully.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use jsonrpc_slice::http::HttpServer;
-use jsonrpc_slice::{method_table, Params, RawJson, ResultWriter, RpcError, Server};
+use jsonrpc_slice::io::tokio::ipc::{IpcListener, IpcServer};
+use jsonrpc_slice::service::concurrent::ConcurrentServer;
+use jsonrpc_slice::{method_table, MethodTable, Params, RawJson, ResultWriter, RpcError, Server};
 
 /// The chain's head, shared by every connection: `evm_mine` advances it.
 static BLOCK: AtomicU64 = AtomicU64::new(0x10);
 
 /// What the handlers see.
+#[derive(Clone)]
 pub struct Node {
     block: &'static AtomicU64,
 }
@@ -91,7 +98,7 @@ fn block_tag(tag: &str) -> bool {
     named.contains(&tag) || tag.strip_prefix("0x").is_some_and(quantity)
 }
 
-static SERVER: Server<Node> = Server::new(method_table! {
+const METHODS: MethodTable<Node> = method_table! {
     "eth_chainId" => chain_id,
     "net_version" => net_version,
     "web3_clientVersion" => client_version,
@@ -99,7 +106,13 @@ static SERVER: Server<Node> = Server::new(method_table! {
     "evm_mine" => mine,
     "eth_gasPrice" => gas_price,
     "eth_getBalance" => get_balance,
-});
+};
+
+/// The methods over HTTP, one request at a time.
+static SERVER: Server<Node> = Server::new(METHODS);
+
+/// The same methods on the Unix socket, several calls of a connection in flight.
+static IPC: ConcurrentServer<MethodTable<Node>> = ConcurrentServer::new(METHODS);
 
 /// A request's context.
 fn node() -> Node {
@@ -111,16 +124,31 @@ pub fn http() -> HttpServer<Node> {
     HttpServer::new(&SERVER, node)
 }
 
+/// The IPC server of this node (its defaults: see `io::tokio::ipc::Settings`).
+pub fn ipc() -> IpcServer<MethodTable<Node>, Node> {
+    IpcServer::new(&IPC, node)
+}
+
+const USAGE: &str = "usage: http-node [--addr HOST:PORT] [--ipc PATH]";
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let addr: SocketAddr = match &args[..] {
-        [] => ([127, 0, 0, 1], 8545).into(),
-        [flag, addr] if flag == "--addr" => match addr.parse() {
-            Ok(addr) => addr,
-            Err(e) => return usage(&format!("{addr}: {e}")),
-        },
-        _ => return usage("usage: http-node [--addr HOST:PORT]"),
+    let mut addr: SocketAddr = ([127, 0, 0, 1], 8545).into();
+    let mut ipc_path = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        match (flag.as_str(), args.next()) {
+            ("--addr", Some(a)) => match a.parse() {
+                Ok(a) => addr = a,
+                Err(e) => return usage(&format!("{a}: {e}")),
+            },
+            ("--ipc", Some(path)) => ipc_path = Some(path),
+            _ => return usage(USAGE),
+        }
+    }
+    let socket = match ipc_path.map(IpcListener::bind).transpose() {
+        Ok(socket) => socket,
+        Err(e) => return usage(&format!("cannot listen on the IPC socket: {e}")),
     };
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(listener) => listener,
@@ -130,12 +158,28 @@ async fn main() -> ExitCode {
         "listening on http://{}",
         listener.local_addr().unwrap_or(addr)
     );
-    let ctrl_c = async {
+    if let Some(socket) = &socket {
+        println!("listening on ipc://{}", socket.path().display());
+    }
+    // Ctrl-C, told to both servers.
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
         let _ = tokio::signal::ctrl_c().await;
+        let _ = stop.send(true);
+    });
+    let until = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = stopped.wait_for(|stop| *stop).await;
     };
-    match http().serve_until(listener, ctrl_c).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+    let over_ipc = async {
+        match socket {
+            Some(socket) => ipc().serve_until(socket, until(stopped.clone())).await,
+            None => Ok(()),
+        }
+    };
+    let over_http = http().serve_until(listener, until(stopped.clone()));
+    match tokio::join!(over_http, over_ipc) {
+        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+        (Err(e), _) | (_, Err(e)) => {
             eprintln!("http-node: {e}");
             ExitCode::FAILURE
         }

@@ -175,6 +175,9 @@ pub use simd::fuzzing as simd_fuzzing;
 #[cfg(feature = "hyper")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
 pub mod http;
+#[cfg(feature = "tracing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
+pub mod tracing;
 #[cfg(not(feature = "serde"))]
 mod without_serde;
 pub mod write;

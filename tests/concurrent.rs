@@ -18,7 +18,9 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use counting::counting;
 use jsonrpc_slice::envelope::Outcome;
+use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
+use jsonrpc_slice::frame::Framer;
 use jsonrpc_slice::outbox::{LentOutbox, SharedOutbox};
 use jsonrpc_slice::service::concurrent::{
     Call, CancelReply, Cancellation, ConcurrentServer, LentSlots, PeerError, Read, Slots, Write,
@@ -281,6 +283,7 @@ struct Sink {
     /// Written and not flushed yet.
     unflushed: RefCell<Vec<u8>>,
     flushes: Cell<usize>,
+    writes: Cell<usize>,
 }
 
 impl Sink {
@@ -289,6 +292,7 @@ impl Sink {
             bytes: RefCell::new(Vec::with_capacity(1 << 16)),
             unflushed: RefCell::new(Vec::with_capacity(1 << 16)),
             flushes: Cell::new(0),
+            writes: Cell::new(0),
         }
     }
 
@@ -322,6 +326,7 @@ impl Write for &Sink {
             "no allocation in the run"
         );
         out.extend_from_slice(bytes);
+        self.writes.set(self.writes.get() + 1);
         Ok(())
     }
     async fn flush(&mut self) -> Result<(), ()> {
@@ -738,28 +743,48 @@ fn a_request_cancelled_before_it_started_is_not_run() {
 
 #[test]
 fn unknown_late_and_repeated_cancellations_are_ignored() {
-    rig!(LSP, 2, |app, input, output, run| {
-        input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
-        input.send(br#"{"jsonrpc":"2.0","method":"ping","id":2}"#);
-        assert!(run().is_none());
-        // Unknown id; the id of a call answered already; an id of another type.
-        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":99}}"#);
-        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}"#);
-        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"1"}}"#);
-        assert!(run().is_none());
-        assert_eq!(output.lines(), 1);
-        // Twice for the running call: one -32800.
-        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#);
-        input.send(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#);
-        assert!(run().is_none());
-        app.release(1);
-        input.closed.set(true);
-        assert_eq!(run(), Some(Ok(())));
-        assert_eq!(output.lines(), 2);
-        assert!(output.has(
-            br#"{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}"#
-        ));
-    });
+    // Both policies: MCP answers a cancelled call with nothing, LSP with -32800.
+    for server in [&MCP, &LSP] {
+        let mcp = std::ptr::eq(server, &MCP);
+        let cancel = |id: &str| match mcp {
+            true => format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
+            ),
+            false => {
+                format!(r#"{{"jsonrpc":"2.0","method":"$/cancelRequest","params":{{"id":{id}}}}}"#)
+            }
+        };
+        let (unknown, finished, other_type, running) =
+            (cancel("99"), cancel("2"), cancel(r#""1""#), cancel("3"));
+        rig!(server, 2, |app, input, output, run| {
+            input.send(br#"{"jsonrpc":"2.0","method":"long","params":[1],"id":1}"#);
+            input.send(br#"{"jsonrpc":"2.0","method":"ping","id":2}"#);
+            assert!(run().is_none());
+            // Unknown id; the id of a call answered already; an id of another type.
+            input.send(unknown.as_bytes());
+            input.send(finished.as_bytes());
+            input.send(other_type.as_bytes());
+            input.send(br#"{"jsonrpc":"2.0","method":"long","params":[3],"id":3}"#);
+            assert!(run().is_none());
+            assert_eq!(output.lines(), 1);
+            // Call 1 was not cancelled: it answers once let go.
+            app.release(1);
+            assert!(run().is_none());
+            assert!(output.has(br#"{"jsonrpc":"2.0","result":"done","id":1}"#));
+            // Twice for the running call 3: it is dropped once, answered at most once.
+            input.send(running.as_bytes());
+            input.send(running.as_bytes());
+            assert!(run().is_none());
+            app.release(3);
+            input.closed.set(true);
+            assert_eq!(run(), Some(Ok(())));
+            assert!(!output.has(br#"{"jsonrpc":"2.0","result":"done","id":3}"#));
+            let cancelled =
+                br#"{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":3}"#;
+            assert_eq!(output.has(cancelled), !mcp);
+            assert_eq!(output.lines(), if mcp { 2 } else { 3 });
+        });
+    }
 }
 
 #[test]
@@ -799,6 +824,100 @@ fn backpressure_holds_one_waiting_request_and_still_reads_a_cancellation() {
         assert!(output.has(br#"{"jsonrpc":"2.0","result":null,"id":5}"#));
         assert_eq!(output.lines(), 4);
     });
+}
+
+/// Backpressure with `N` slots (MCP cancellation): `N` long calls fill the slots, one
+/// more waits and a cancellation behind it is still applied; then one waits, one is
+/// held, and reading stops until a slot frees: nothing is dropped.
+fn backpressure_at<const N: usize>() {
+    let app = App::new();
+    let input = Pipe::new();
+    let output = Sink::new();
+    let slots = Slots::<N, 512, 512>::new();
+    let outbox = SharedOutbox::<1024>::new();
+    let mut framer = LineAccumulator::<512>::new();
+    let mut chunk = [0u8; 256];
+    let exec = Executor::new();
+    let long =
+        |id: usize| format!(r#"{{"jsonrpc":"2.0","method":"long","params":[{id}],"id":{id}}}"#);
+    let cancel = |id: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
+        )
+    };
+    let script: Vec<Vec<String>> = vec![
+        (1..=N).map(long).collect(),
+        vec![long(N + 1), cancel(1)],
+        vec![long(N + 2), long(N + 3), cancel(N + 1)],
+    ];
+    let done = |id: usize| format!(r#"{{"jsonrpc":"2.0","result":"done","id":{id}}}"#);
+    let late = done(N + 1);
+    let ((), allocations) = counting(|| {
+        let (mut r, mut w) = (&input, &output);
+        let mut serve = pin!(MCP.serve(
+            &app,
+            &mut framer,
+            &slots,
+            &outbox,
+            &mut chunk,
+            &mut r,
+            &mut w
+        ));
+        let mut run = || exec.stall(serve.as_mut());
+        for m in &script[0] {
+            input.send(m.as_bytes());
+        }
+        assert!(run().is_none());
+        assert_eq!(app.started.get() as usize, N, "every slot runs a call");
+        // N + 1 waits for a slot; the cancellation behind it is read and applied.
+        for m in &script[1] {
+            input.send(m.as_bytes());
+        }
+        assert!(run().is_none());
+        assert_eq!(input.unread(), 0);
+        assert_eq!(
+            app.started.get() as usize,
+            N + 1,
+            "1 dropped, N + 1 in its slot"
+        );
+        // N + 2 waits, N + 3 is held: reading stops, so the cancellation of N + 1
+        // behind them is not read while N + 1 runs.
+        for m in &script[2] {
+            input.send(m.as_bytes());
+        }
+        input.send(br#"{"jsonrpc":"2.0","method":"ping","id":"p"}"#);
+        assert!(run().is_none());
+        assert_eq!(
+            app.started.get() as usize,
+            N + 1,
+            "the waiting and the held do not run"
+        );
+        assert_eq!(output.lines(), 0);
+        // N + 1 ends first, so the cancellation comes too late once it is read.
+        app.release(N as u64 + 1);
+        assert!(run().is_none());
+        assert!(output.has(late.as_bytes()), "N + 1 was not cancelled");
+        for token in (2..=N + 3).filter(|&t| t != N + 1) {
+            app.release(token as u64);
+            assert!(run().is_none());
+        }
+        input.closed.set(true);
+        assert_eq!(run(), Some(Ok(())));
+    });
+    assert_eq!(allocations, 0);
+    // Every call but the cancelled one answered, the ping too: nothing dropped.
+    for id in 2..=N + 3 {
+        assert!(output.has(done(id).as_bytes()), "{id} answered");
+    }
+    assert!(output.has(br#"{"jsonrpc":"2.0","result":null,"id":"p"}"#));
+    assert!(!output.has(done(1).as_bytes()));
+    assert_eq!(output.lines(), N + 3);
+}
+
+#[test]
+fn backpressure_holds_one_waiting_request_at_any_n() {
+    backpressure_at::<2>();
+    backpressure_at::<4>();
 }
 
 #[test]
@@ -1146,6 +1265,64 @@ fn pipelined_replies_share_a_flush_made_once_nothing_more_is_ready() {
         assert_eq!(output.flushes.get(), 2, "nothing left to flush at the end");
     });
     assert_eq!(allocations, 0);
+}
+
+/// Serves `input` (as it is, no line break added) at N = 1 with reply buffers of
+/// `REPLY` bytes, cut by `framer`: what was written, and in how many writes.
+fn serve_raw<const REPLY: usize, F: Framer>(mut framer: F, input: &[u8]) -> (Vec<u8>, usize) {
+    let app = App::new();
+    let pipe = Pipe::new();
+    pipe.bytes.borrow_mut().extend_from_slice(input);
+    pipe.closed.set(true);
+    let output = Sink::new();
+    let slots = Slots::<1, 512, REPLY>::new();
+    let outbox = SharedOutbox::<1024>::new();
+    let mut chunk = [0u8; 256];
+    let exec = Executor::new();
+    let ((), allocations) = counting(|| {
+        let (mut r, mut w) = (&pipe, &output);
+        let serve = pin!(PLAIN.serve(
+            &app,
+            &mut framer,
+            &slots,
+            &outbox,
+            &mut chunk,
+            &mut r,
+            &mut w
+        ));
+        assert_eq!(exec.stall(serve), Some(Ok(())));
+    });
+    assert_eq!(allocations, 0);
+    let written = output.bytes.borrow().clone();
+    (written, output.writes.get())
+}
+
+#[test]
+fn a_reply_goes_out_the_same_in_one_write_or_in_pieces() {
+    // A reply with room for its line break after it in the reply buffer goes out in
+    // one write; without, as every other framing's: the reply, then the trailer.
+    let reply = br#"{"jsonrpc":"2.0","result":null,"id":2}"#;
+    assert_eq!(reply.len(), 38);
+    let call = br#"{"jsonrpc":"2.0","method":"ping","id":2}"#;
+    let mut lines = Vec::new();
+    let mut want = Vec::new();
+    for _ in 0..3 {
+        lines.extend_from_slice(call);
+        lines.push(b'\n');
+        want.extend_from_slice(reply);
+        want.push(b'\n');
+    }
+    let newline = || LineAccumulator::<512>::new();
+    assert_eq!(serve_raw::<38, _>(newline(), &lines), (want.clone(), 6));
+    assert_eq!(serve_raw::<39, _>(newline(), &lines), (want.clone(), 3));
+    assert_eq!(serve_raw::<512, _>(newline(), &lines), (want, 3));
+    // A framing with a header: header, reply, each a write, whatever the room.
+    let mut framed = format!("Content-Length: {}\r\n\r\n", call.len()).into_bytes();
+    framed.extend_from_slice(call);
+    let mut want = b"Content-Length: 38\r\n\r\n".to_vec();
+    want.extend_from_slice(reply);
+    let content_length = ContentLengthAccumulator::<512>::new();
+    assert_eq!(serve_raw::<512, _>(content_length, &framed), (want, 2));
 }
 
 /// A writer that lets through `writes` more writes, then waits (a peer that stopped

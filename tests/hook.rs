@@ -92,8 +92,17 @@ fn secret<'p>(_: &mut (), _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(
     Ok(out.str("the secret")?)
 }
 
+/// An error written into the reply (`ResultWriter::error`), with data; returns `Ok`,
+/// which the reply ignores.
+fn wrote<'p>(_: &mut (), _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    RAN.set(RAN.get() + 1);
+    let _ = out.error(-32077, "written")?;
+    out.u64(1)?;
+    Ok(())
+}
+
 static SERVER: Server<()> = Server::new(method_table! {
-    "ok" => ok, "fails" => fails, "big" => big, "secret" => secret,
+    "ok" => ok, "fails" => fails, "big" => big, "secret" => secret, "wrote" => wrote,
 })
 .with_hook(HOOK);
 
@@ -134,6 +143,16 @@ fn a_result_an_error_and_a_method_not_found_are_told_as_their_replies_say() {
         r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":3}"#
     );
     assert_eq!(take(), events("nope", Some(3), Outcome::Error(-32601)));
+}
+
+#[test]
+fn an_error_the_handler_wrote_itself_is_told_with_its_code() {
+    take();
+    assert_eq!(
+        handle(&req("wrote", None, Some("6"))),
+        r#"{"jsonrpc":"2.0","error":{"code":-32077,"message":"written","data":1},"id":6}"#
+    );
+    assert_eq!(take(), events("wrote", Some(6), Outcome::Error(-32077)));
 }
 
 #[test]

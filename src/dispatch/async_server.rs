@@ -244,7 +244,7 @@ pub(crate) async fn handle_parsed<'o, X, B, T: AsyncMethods<X>>(
         Err(e) => base
             .fail(&mut w, 0, Id::NULL, parse_failure(e.kind))
             .map(drop),
-        Ok(Envelope::Single(call)) => answer(table, base, ctx, *call, &mut w).await,
+        Ok(Envelope::Single(call)) => answer(table, base, ctx, call, &mut w).await,
         Ok(Envelope::Batch(batch)) => batch_of(table, base, ctx, batch.clone(), &mut w).await,
     };
     match done {
@@ -253,14 +253,17 @@ pub(crate) async fn handle_parsed<'o, X, B, T: AsyncMethods<X>>(
     }
 }
 
-/// The twin of `Server::answer`.
-async fn answer<X, B, T: AsyncMethods<X>>(
+/// The twin of `Server::answer` (the concurrent service's workers answer a single
+/// call with it directly, a future fewer than through `handle_parsed`).
+pub(crate) async fn answer<X, B, T: AsyncMethods<X>>(
     table: &T,
     base: &Server<B>,
     ctx: &mut X,
-    call: Call<'_>,
+    // By reference: the future holds a pointer, not a copy of the call.
+    call: &Call<'_>,
     w: &mut ResultWriter<'_>,
 ) -> Result<(), WriteError> {
+    let call = *call;
     if let (Some(hook), Call::Request(req)) = (base.hook(), call) {
         return answer_hooked(table, base, hook, ctx, req, w).await;
     }
@@ -322,11 +325,11 @@ async fn batch_of<X, B, T: AsyncMethods<X>>(
     let mut state = BatchState::open(w);
     for call in batch {
         if is_notification(&call) {
-            let _ = answer(table, base, ctx, call, w).await;
+            let _ = answer(table, base, ctx, &call, w).await;
             continue;
         }
         let separated = state.separate(w);
-        let answered = answer(table, base, ctx, call, w).await.is_ok();
+        let answered = answer(table, base, ctx, &call, w).await.is_ok();
         state.answered(answered, separated);
     }
     base.batch_close(w, state)

@@ -26,7 +26,7 @@ mod table;
 pub(crate) use call::{call_end, call_start, is_notification, parse_failure, BatchState, Failure};
 // What `method_table!` and `async_method_table!` expand to: not called by users.
 #[cfg(feature = "concurrent")]
-pub(crate) use async_server::handle_parsed;
+pub(crate) use async_server::{answer, handle_parsed};
 pub use async_server::{AsyncMethods, AsyncServer};
 pub use hook::{CallHook, CallInfo, Outcome};
 #[doc(hidden)]

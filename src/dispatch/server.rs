@@ -339,7 +339,11 @@ impl<C> Server<C> {
     ) -> Result<(), WriteError> {
         let (written, outcome) = match (ended, info.id) {
             (_, None) => (Ok(()), Outcome::NoReply),
-            (Ok(()), Some(_)) => (Ok(()), Outcome::Result),
+            // A handler may have written its error itself (`ResultWriter::error`).
+            (Ok(()), Some(_)) => match written_error_code(w.written().get(mark..)) {
+                Some(code) => (Ok(()), Outcome::Error(code)),
+                None => (Ok(()), Outcome::Result),
+            },
             (Err(failure), Some(id)) => match self.fail(w, mark, id, failure) {
                 Ok(code) => (Ok(()), Outcome::Error(code)),
                 // Nothing fits: the message gets no reply at all (`OutputTooSmall`).
@@ -422,4 +426,19 @@ impl<C> Server<C> {
         }
         w.push_byte(b']')
     }
+}
+
+/// The code of the error reply `reply` is, if it is one: a reply this crate wrote
+/// starts `{"jsonrpc":"2.0","error":{"code":` and the code's digits.
+fn written_error_code(reply: Option<&[u8]>) -> Option<i32> {
+    let rest = reply?.strip_prefix(b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":")?;
+    let (negative, digits) = match rest.split_first() {
+        Some((b'-', digits)) => (true, digits),
+        _ => (false, rest),
+    };
+    let mut code: i64 = 0;
+    for &b in digits.iter().take_while(|b| b.is_ascii_digit()).take(10) {
+        code = code * 10 + i64::from(b - b'0');
+    }
+    i32::try_from(if negative { -code } else { code }).ok()
 }

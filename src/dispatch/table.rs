@@ -70,6 +70,11 @@ impl<C> Method<C> {
     pub const fn name(&self) -> &'static str {
         self.name
     }
+
+    /// The method's handler.
+    pub const fn handler(&self) -> Handler<C> {
+        self.handler
+    }
 }
 
 impl<C> Clone for Method<C> {

@@ -20,6 +20,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 
+use super::concurrent::{Handlers, Slotted};
+use crate::dispatch::AsyncMethods;
+use crate::service::concurrent::{Call, ConcurrentServer};
 use crate::Server;
 
 /// An [`HttpServer`]'s bounds. [`Settings::default`] is the production default of each.
@@ -68,8 +71,9 @@ impl Default for Settings {
     }
 }
 
-/// A JSON-RPC 2.0 server over HTTP/1.1: a [`Server`]'s methods behind the rules and
-/// bounds of the [module docs](crate::http).
+/// A JSON-RPC 2.0 server over HTTP/1.1: a [`Server`]'s methods ([`new`](Self::new)),
+/// or a [`ConcurrentServer`]'s async ones ([`concurrent`](Self::concurrent)), behind
+/// the rules and bounds of the [module docs](crate::http).
 ///
 /// ```no_run
 /// use jsonrpc_slice::http::HttpServer;
@@ -83,7 +87,7 @@ impl Default for Settings {
 /// # }
 /// ```
 pub struct HttpServer<C: 'static> {
-    server: &'static Server<C>,
+    server: Methods<C>,
     context: Arc<dyn Fn() -> C + Send + Sync>,
     settings: Settings,
 }
@@ -107,8 +111,47 @@ where
         context: impl Fn() -> C + Send + Sync + 'static,
     ) -> Self {
         Self {
-            server,
+            server: Methods::Blocking(server),
             context: Arc::new(context),
+            settings: Settings::default(),
+        }
+    }
+
+    /// A server for `server`'s async methods, up to `N` calls of one request in flight
+    /// at once: a batch's calls each in a slot, so a slow call does not hold up the
+    /// others (the batch is answered once all are, its replies in the order they
+    /// completed); `state` makes what each request's calls share ([`Call::state`]).
+    /// Each request's calls run on tokio's blocking pool (the service's futures are
+    /// not `Send`), within [`Settings::request_timeout`]; the slots are lent from the
+    /// request's buffer pair: `N + 2` frames of [`Settings::max_body`] and `N` replies
+    /// of [`Settings::max_reply`]. Call it inside the tokio runtime that serves.
+    ///
+    /// ```no_run
+    /// use jsonrpc_slice::http::HttpServer;
+    /// use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer};
+    /// use jsonrpc_slice::{async_method_table, Params, RawJson, ResultWriter, RpcError};
+    ///
+    /// async fn ping<'p>(_: &mut Call<'_, ()>, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    ///     Ok(out.raw(RawJson::NULL)?)
+    /// }
+    /// async_method_table! { Methods<'c, Call<'c, ()>> { "ping" => ping } }
+    /// static SERVER: ConcurrentServer<Methods> = ConcurrentServer::new(Methods);
+    ///
+    /// # async fn run() -> std::io::Result<()> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8545").await?;
+    /// HttpServer::concurrent::<4, _>(&SERVER, || ()).serve(listener).await
+    /// # }
+    /// ```
+    pub fn concurrent<const N: usize, T>(
+        server: &'static ConcurrentServer<T>,
+        state: impl Fn() -> C + Send + Sync + 'static,
+    ) -> Self
+    where
+        T: for<'c> AsyncMethods<Call<'c, C>> + Sync + 'static,
+    {
+        Self {
+            server: Methods::Concurrent(Arc::new(Slotted::<T, N>::new(server))),
+            context: Arc::new(state),
             settings: Settings::default(),
         }
     }
@@ -156,9 +199,11 @@ where
         let result = loop {
             let accepted = tokio::select! {
                 accepted = listener.accept() => accepted,
+                // A connection's task keeps its memory until it is joined: joined as
+                // each ends, not at the next accept.
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
                 () = shutdown.as_mut() => break Ok(()),
             };
-            while tasks.try_join_next().is_some() {}
             let stream = match accepted {
                 Ok((stream, _)) => stream,
                 // Out of descriptors: wait for a connection to close.
@@ -206,9 +251,26 @@ fn is_per_connection(e: &io::Error) -> bool {
     )
 }
 
+/// A server's methods.
+enum Methods<C: 'static> {
+    /// Called, on the connection's task.
+    Blocking(&'static Server<C>),
+    /// Awaited in the concurrent service, on the blocking pool.
+    Concurrent(Arc<dyn Handlers<C>>),
+}
+
+impl<C> Clone for Methods<C> {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Blocking(server) => Self::Blocking(server),
+            Self::Concurrent(handlers) => Self::Concurrent(handlers.clone()),
+        }
+    }
+}
+
 /// What every connection and request of one server shares.
 struct Shared<C: 'static> {
-    server: &'static Server<C>,
+    server: Methods<C>,
     context: Arc<dyn Fn() -> C + Send + Sync>,
     settings: Settings,
     pool: Arc<Pool>,
@@ -309,6 +371,22 @@ where
 {
     let _ = stream.set_nodelay(true);
     let settings = &shared.settings;
+    // Nothing of hyper's (its read buffer, 8 KiB taken at its first read) is made
+    // until the peer sends: a connection that sends nothing holds its socket and this
+    // task only. It is closed as hyper would close it (the header or the idle timeout,
+    // whichever is shorter), or when closed for a new client or at shutdown.
+    let silent = settings.header_timeout.min(settings.idle_timeout);
+    let mut first = [0u8; 1];
+    let spoke = tokio::select! {
+        // `peek` waits for a byte (`readable` may wake with none); 0 is the end.
+        peeked = stream.peek(&mut first) => matches!(peeked, Ok(1..)),
+        () = conn.close.notified() => false,
+        () = tokio::time::sleep(silent) => false,
+    };
+    if !spoke {
+        shared.closed(&conn);
+        return;
+    }
     let service = {
         let (shared, conn) = (shared.clone(), conn.clone());
         hyper::service::service_fn(move |req| request(shared.clone(), conn.clone(), req))
@@ -458,16 +536,29 @@ where
             break;
         }
     }
-    let len = match refused {
-        None => {
+    let len = match (refused, &shared.server) {
+        (Some(_), _) => Ok(0),
+        (None, Methods::Blocking(server)) => {
             let mut context = (shared.context)();
-            let Buffers { body, reply } = buffers;
-            shared
-                .server
-                .handle(&mut context, body, reply)
-                .map(<[u8]>::len)
+            let Buffers { body, reply, .. } = taken.buffers();
+            server.handle(&mut context, body, reply).map(<[u8]>::len)
         }
-        Some(_) => Ok(0),
+        (None, Methods::Concurrent(handlers)) => {
+            let (handlers, context) = (handlers.clone(), shared.context.clone());
+            let limit = shared.settings.request_timeout;
+            let job = tokio::task::spawn_blocking(move || {
+                let answered = handlers.answer(&context(), taken.buffers(), limit);
+                (taken, answered)
+            });
+            match job.await {
+                Ok((back, Some(len))) => {
+                    taken = back;
+                    len
+                }
+                // Past the time limit (or a handler panicked).
+                _ => return respond(head.headers, StatusCode::SERVICE_UNAVAILABLE, None),
+            }
+        }
     };
     let code = match (refused, len) {
         (Some(code), _) => code,
@@ -522,10 +613,14 @@ fn json_content_type(headers: &HeaderMap) -> bool {
     .any(|m| mime.eq_ignore_ascii_case(m))
 }
 
-/// A request's buffers: the body read, the reply written.
-struct Buffers {
-    body: Vec<u8>,
-    reply: Vec<u8>,
+/// A request's buffers: the body read, the reply written; for async handlers, the
+/// memory their slots are lent (taken at the first such request) and where each
+/// element of a batch is.
+pub(super) struct Buffers {
+    pub(super) body: Vec<u8>,
+    pub(super) reply: Vec<u8>,
+    pub(super) slots: Vec<u8>,
+    pub(super) spans: Vec<(usize, usize)>,
 }
 
 /// The buffer pairs, and the permits that bound how many are out.
@@ -547,9 +642,12 @@ impl Pool {
         };
         let buffers = lock(&self.free).pop().unwrap_or_else(|| Buffers {
             // Neither is written here: their pages stay untouched (not resident) until
-            // a body or a reply reaches them.
-            body: Vec::with_capacity(self.body),
+            // a body or a reply reaches them. (Two bytes more: async handlers put a
+            // single message between brackets.)
+            body: Vec::with_capacity(self.body + 2),
             reply: vec![0; self.reply],
+            slots: Vec::new(),
+            spans: Vec::new(),
         });
         Taken {
             buffers: Some(buffers),
@@ -573,6 +671,8 @@ impl Taken {
         self.buffers.get_or_insert_with(|| Buffers {
             body: Vec::new(),
             reply: Vec::new(),
+            slots: Vec::new(),
+            spans: Vec::new(),
         })
     }
 

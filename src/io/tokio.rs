@@ -34,6 +34,10 @@
 
 use std::io;
 
+#[cfg(all(unix, feature = "ipc"))]
+#[cfg_attr(docsrs, doc(cfg(all(unix, feature = "ipc"))))]
+pub mod ipc;
+
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 pub use super::Split;

@@ -95,9 +95,11 @@ use crate::outbox::{queue_message, AsQueue, Queue};
 use crate::raw::RawJson;
 use crate::scan::ScanError;
 use crate::write::{Message as Text, ResultWriter, WriteError};
+use crate::OutputTooSmall;
 
 use super::Input;
 
+mod blocking;
 mod memory;
 
 use self::memory::Buffer;
@@ -577,30 +579,32 @@ impl<T> ConcurrentServer<T> {
         else {
             return;
         };
-        let limit = slots.frame_len();
+        // The reply buffer is this worker's alone: borrowed once, for the worker's life.
+        let Some(mut reply) = reply.write() else {
+            return;
+        };
+        // The handlers' context: the same for every call this worker runs.
+        let mut call = Call {
+            state,
+            hub,
+            slot: i,
+        };
         loop {
-            let next = || {
-                settle(hub, slots);
-                match control.state.get() {
-                    State::Ready(len) => return Some(Job::Run(len, false)),
-                    State::Free => {}
-                    _ => return None,
-                }
-                if hub.held.get() == Held::Nothing {
-                    if let Some(job) = pull(hub, io, frame, reply, limit) {
-                        return Some(job);
-                    }
-                }
-                hub.read_all.get().then_some(Job::Stop)
-            };
             // Asked once before waiting: the next message is most often there.
-            let job = match next() {
+            let job = match next_job(hub, slots, io, control, frame, &mut reply) {
                 Some(job) => job,
-                None => hub.until(next).await,
+                None => {
+                    hub.until(|| next_job(hub, slots, io, control, frame, &mut reply))
+                        .await
+                }
             };
             let len = match job {
                 Job::Stop => return,
-                Job::Answered(len) => len,
+                // The slot stays taken while the reply is written.
+                Job::Answered(len) => {
+                    control.state.set(State::Running);
+                    len
+                }
                 // Runs the `len` bytes in the frame buffer as `AsyncServer::handle`
                 // would, the reply into the reply buffer; a cancellation drops the
                 // handlers at their next poll. A `fresh` frame (taken from the framer)
@@ -610,7 +614,7 @@ impl<T> ConcurrentServer<T> {
                 // only in states where the worker does not).
                 Job::Run(len, fresh) => 'run: {
                     control.state.set(State::Running);
-                    let (Some(frame), Some(mut reply)) = (frame.read(), reply.write()) else {
+                    let Some(frame) = frame.read() else {
                         break 'run 0;
                     };
                     let input = frame.get(..len).unwrap_or(&[]);
@@ -629,18 +633,25 @@ impl<T> ConcurrentServer<T> {
                         }
                     }
                     let done = {
-                        let mut call = Call {
-                            state,
-                            hub,
-                            slot: i,
-                        };
-                        let mut handling = pin!(dispatch_async::handle_parsed(
-                            &self.table,
-                            &self.base,
-                            &mut call,
-                            &parsed,
-                            &mut reply[..],
-                        ));
+                        let (table, base, out) = (&self.table, &self.base, &mut reply[..]);
+                        let mut handling = pin!(async {
+                            // A single call, the usual message, is answered here
+                            // rather than in `handle_parsed`: one future fewer a
+                            // message (the same reply: `handle_parsed` does this).
+                            let Ok(Envelope::Single(single)) = &parsed else {
+                                return dispatch_async::handle_parsed(
+                                    table, base, &mut call, &parsed, out,
+                                )
+                                .await;
+                            };
+                            let mut w = ResultWriter::new(out);
+                            match dispatch_async::answer(table, base, &mut call, single, &mut w)
+                                .await
+                            {
+                                Ok(()) => Ok(w.into_written()),
+                                Err(_) => Err(OutputTooSmall),
+                            }
+                        });
                         poll_fn(|cx| {
                             if control.cancelled.get() {
                                 return Poll::Ready(None);
@@ -660,7 +671,6 @@ impl<T> ConcurrentServer<T> {
                 }
             };
             if len > 0 {
-                control.state.set(State::Running);
                 // This call's notifications go first (the outbox is empty), then the
                 // reply, once the transport is free.
                 let free = || {
@@ -671,12 +681,13 @@ impl<T> ConcurrentServer<T> {
                     Some(writer) => writer,
                     None => hub.until(free).await,
                 };
-                let sent = match reply.read() {
-                    Some(reply) => {
+                // Most framings write a reply in one piece: its trailer put after it.
+                let sent = match framed_in_place(&io.framer, &mut reply, len) {
+                    Some(framed) => writer.write_all(framed).await,
+                    None => {
                         let body = reply.get(..len).unwrap_or(&[]);
                         send(hub, &io.framer, &mut **writer, body).await
                     }
-                    None => Ok(()),
                 };
                 drop(writer);
                 if let Err(e) = sent {
@@ -687,9 +698,8 @@ impl<T> ConcurrentServer<T> {
                 // meanwhile (and the writer, to flush) wait for a wake.
                 hub.wake();
             }
+            // A slot is free: what waits for one takes it now (`next` settles first).
             control.reset();
-            // A slot is free: what waits for one takes it now.
-            settle(hub, slots);
         }
     }
 
@@ -764,6 +774,35 @@ impl<F: ?Sized, R: Read + ?Sized, W: Write + ?Sized> Io<'_, F, R, W> {
     }
 }
 
+/// What worker `control`'s next job is: the message the reader put in its slot, or
+/// (free, nothing held) the next event it takes from the input itself, or the end.
+fn next_job<F, R, W, const N: usize, M: Memory<N> + ?Sized>(
+    hub: &Hub<'_>,
+    slots: &M,
+    io: &Io<'_, F, R, W>,
+    control: &Control,
+    frame: &impl Buffer,
+    reply: &mut [u8],
+) -> Option<Job>
+where
+    F: Framer + ?Sized,
+    R: Read + ?Sized,
+    W: Write + ?Sized,
+{
+    settle(hub, slots);
+    match control.state.get() {
+        State::Ready(len) => return Some(Job::Run(len, false)),
+        State::Free => {}
+        _ => return None,
+    }
+    if hub.held.get() == Held::Nothing {
+        if let Some(job) = pull(hub, io, frame, reply, slots.frame_len()) {
+            return Some(job);
+        }
+    }
+    hub.read_all.get().then_some(Job::Stop)
+}
+
 /// Takes the next event of the input into a free slot (its worker's own turn): a
 /// frame into its frame buffer (of `limit` bytes), a reply of the framer's own into
 /// its reply buffer. Wakes the reader once everything read was fed.
@@ -771,7 +810,7 @@ fn pull<F, R, W>(
     hub: &Hub<'_>,
     io: &Io<'_, F, R, W>,
     frame: &impl Buffer,
-    reply: &impl Buffer,
+    out: &mut [u8],
     limit: usize,
 ) -> Option<Job>
 where
@@ -786,15 +825,14 @@ where
     if !input.has_more() {
         return None;
     }
-    let mut out = reply.write()?;
-    let event = input.next_event(&mut **framer, &mut out[..]);
+    let event = input.next_event(&mut **framer, out);
     if !input.has_more() {
         hub.wake();
     }
     match event? {
         Event::Answered(len) => Some(Job::Answered(len)),
         Event::Frame(bytes) if bytes.len() > limit => {
-            let len = oversized_frame_reply(limit, &mut out[..]).map_or(0, <[u8]>::len);
+            let len = oversized_frame_reply(limit, out).map_or(0, <[u8]>::len);
             Some(Job::Answered(len))
         }
         Event::Frame(bytes) => copy_into(frame, bytes).then_some(Job::Run(bytes.len(), true)),
@@ -805,6 +843,26 @@ where
 /// it alone).
 fn message_writer<W: FnMut(&mut [u8]) -> Result<&[u8], WriteError>>(write: W) -> W {
     write
+}
+
+/// The reply of `len` bytes at the start of `buf` with its framing around it, in
+/// `buf`, when the framing has no header and `buf` has room for the trailer (a
+/// newline, a JSON stream): the one piece to write. `None`: `send` it.
+fn framed_in_place<'b, F: Framer + ?Sized>(
+    framer: &RefCell<&mut F>,
+    buf: &'b mut [u8],
+    len: usize,
+) -> Option<&'b [u8]> {
+    let framer = framer.try_borrow().ok()?;
+    let mut header = [0u8; 40];
+    let verbatim = matches!(framer.reply_encoding(), Encoding::Verbatim);
+    if !verbatim || !framer.reply_header(len, &mut header).is_empty() {
+        return None;
+    }
+    let trailer = framer.reply_trailer();
+    let end = len.checked_add(trailer.len())?;
+    buf.get_mut(len..end)?.copy_from_slice(trailer);
+    buf.get(..end)
 }
 
 /// Writes `message`, framed as `framer` frames replies.
@@ -969,11 +1027,19 @@ fn copy_into(buf: &impl Buffer, bytes: &[u8]) -> bool {
 
 /// Moves what waits into slots (the waiting request first, then the held one), as
 /// far as slots are free. `true` when nothing is held: the reader may read on.
+// The usual case, nothing waiting, is asked where `settle` is called.
+#[inline(always)]
 fn settle<const N: usize, M: Memory<N> + ?Sized>(hub: &Hub<'_>, slots: &M) -> bool {
     let held = hub.held.get();
     if hub.waiting.get().is_none() && !matches!(held, Held::Message(..)) {
         return held == Held::Nothing;
     }
+    settle_waiting(hub, slots)
+}
+
+/// `settle`, once something waits.
+#[inline(never)]
+fn settle_waiting<const N: usize, M: Memory<N> + ?Sized>(hub: &Hub<'_>, slots: &M) -> bool {
     if let (Some((len, id)), Some(i)) = (hub.waiting.get(), hub.free_slot()) {
         if let Some(waiting) = slots.waiting().read() {
             fill(hub, slots, i, waiting.get(..len).unwrap_or(&[]), id);

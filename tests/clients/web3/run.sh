@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The `http-node` example under web3.py (HTTPProvider) and a plain HTTP client.
+# The `http-node` example under web3.py (HTTPProvider; IPCProvider and AsyncIPCProvider
+# on its `--ipc` socket) and a plain HTTP client.
 #
 #   bash tests/clients/web3/run.sh        (from anywhere)
 #
 # Builds the example (`cargo build --release --example http-node`), makes a venv in
 # target/web3-venv, installs requirements.txt (web3 and its dependencies, pinned), and
-# runs client.py, which starts the server on a free loopback port, prints one line per
+# runs client.py (HTTP), then ipc.py (IPC), each of which starts the server (on a free
+# loopback port; ipc.py with a socket in a fresh temporary folder), prints one line per
 # check and `N passed, N failed`. Exit status 0 when every check passed, 1 otherwise.
 # When python3, its venv module or the registry is missing, the suite prints SKIP and
 # exits 0, except under CI=true, where it fails.
@@ -19,4 +21,6 @@ SUITE=web3
 
 build_example http-node
 python_venv 10 # web3 8 needs 3.10
-run_client "${WEB3_TIMEOUT:-120}" "$HERE/client.py" "$SERVER"
+# run_client exits: each but the last in a subshell.
+(run_client "${WEB3_TIMEOUT:-120}" "$HERE/client.py" "$SERVER") || exit
+run_client "${WEB3_TIMEOUT:-120}" "$HERE/ipc.py" "$SERVER"

@@ -1,0 +1,337 @@
+//! Async handlers over HTTP: one request's message through the concurrent service, a
+//! batch's calls each in a slot of their own, so that they run at once and a slow
+//! call does not hold up the others.
+//!
+//! A batch's elements are handed to the service one by one, each as a batch of one
+//! (`[element]`): every rule of a call in a batch (its reply, its `-32600`, a
+//! notification answered by nothing) stays the codec's, and each reply comes back as
+//! `[reply]`, whose brackets are dropped as the replies are joined into the batch
+//! reply (in the order the calls complete: JSON-RPC allows any). A single object is
+//! handed on the same way. What no handler answers (a parse error, `[]`, a batch over
+//! `Limits::max_batch`, a value that is not an object) is answered by the codec
+//! directly. Messages a handler sends on its own (`Call::notify`) have no way back
+//! over HTTP and are dropped.
+//!
+//! The service's futures are not `Send`: each such request runs on tokio's blocking
+//! pool, its loop driven by `Handle::block_on` (the runtime's timers and I/O reach
+//! the handlers), within the request's time limit. Its memory is the buffer pair's
+//! (slots lent from it, taken at the pair's first such request and kept).
+
+use std::time::Duration;
+use std::vec::Vec;
+
+use crate::dispatch::{AsyncMethods, Failure, MethodTable, OutputTooSmall, Server};
+use crate::envelope::{self, Envelope};
+use crate::frame::{EndOfInput, FeedResult, Framer};
+use crate::id::Id;
+use crate::outbox::SharedOutbox;
+use crate::raw::RawJson;
+use crate::service::concurrent::{Call, ConcurrentServer, LentSlots, Read, Write};
+use crate::write::ResultWriter;
+
+use super::server::Buffers;
+
+/// A [`ConcurrentServer`] with `N` slots, as the HTTP server calls it.
+pub(super) trait Handlers<S>: Send + Sync {
+    /// Answers the message in `buffers.body` into `buffers.reply`, within `limit`:
+    /// the reply's length, `None` past the limit. Blocks: call it off the runtime.
+    fn answer(
+        &self,
+        state: &S,
+        buffers: &mut Buffers,
+        limit: Duration,
+    ) -> Option<Result<usize, OutputTooSmall>>;
+}
+
+/// A [`ConcurrentServer`] with `N` slots.
+pub(super) struct Slotted<T: 'static, const N: usize> {
+    pub(super) server: &'static ConcurrentServer<T>,
+    /// The limits and the error replies of what no handler answers.
+    pub(super) base: Server<()>,
+    pub(super) runtime: tokio::runtime::Handle,
+}
+
+impl<T: 'static, const N: usize> Slotted<T, N> {
+    pub(super) fn new(server: &'static ConcurrentServer<T>) -> Self {
+        Self {
+            server,
+            base: Server::new(MethodTable::new(&[], &[0])).with_limits(*server.limits()),
+            runtime: tokio::runtime::Handle::current(),
+        }
+    }
+}
+
+impl<S, T, const N: usize> Handlers<S> for Slotted<T, N>
+where
+    T: for<'c> AsyncMethods<Call<'c, S>> + Sync + 'static,
+{
+    fn answer(
+        &self,
+        state: &S,
+        buffers: &mut Buffers,
+        limit: Duration,
+    ) -> Option<Result<usize, OutputTooSmall>> {
+        let Buffers {
+            body,
+            reply,
+            slots,
+            spans,
+        } = buffers;
+        spans.clear();
+        let batch = match envelope::parse(body, self.server.limits()) {
+            Ok(Envelope::Batch(_)) => true,
+            Ok(Envelope::Single(_))
+                if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') =>
+            {
+                false
+            }
+            // Nothing for a handler: the codec's answer.
+            _ => return Some(self.base.handle(&mut (), body, reply).map(<[u8]>::len)),
+        };
+        if batch {
+            let Ok(array) = RawJson::new(body) else {
+                return Some(self.base.handle(&mut (), body, reply).map(<[u8]>::len));
+            };
+            let origin = body.as_ptr() as usize;
+            for element in array.elements() {
+                let at = element.as_bytes().as_ptr() as usize - origin;
+                spans.push((at, at + element.as_bytes().len()));
+            }
+        } else {
+            // The object, with a byte of room on each side for its brackets.
+            body.insert(0, b' ');
+            body.push(b' ');
+            spans.push((1, body.len() - 1));
+        }
+        let frame = body.len();
+        let need = LentSlots::<N>::bytes(frame, reply.len());
+        if slots.len() < need {
+            *slots = std::vec![0; need];
+        }
+        let memory = LentSlots::<N>::new(slots, frame, reply.len())?;
+        let outbox = SharedOutbox::<1024>::new();
+        let mut framer = Elements {
+            body,
+            spans,
+            next: 0,
+            restore: None,
+        };
+        let count = framer.spans.len();
+        let mut collect = Collect {
+            out: reply,
+            len: 0,
+            kept: 0,
+            overflow: false,
+            state: State::Length(0),
+        };
+        let (mut chunk, mut tokens) = ([0u8; 64], Tokens(count));
+        let serve = self.server.serve(
+            state,
+            &mut framer,
+            &memory,
+            &outbox,
+            &mut chunk,
+            &mut tokens,
+            &mut collect,
+        );
+        self.runtime
+            .block_on(tokio::time::timeout(limit, serve))
+            .ok()?
+            .ok()?;
+        let (len, kept, overflow) = (collect.len, collect.kept, collect.overflow);
+        Some(finish(&self.base, reply, len, kept, overflow, batch))
+    }
+}
+
+/// The reply made of what was collected: the batch's `[...]` around the replies (none:
+/// nothing to send), or the one reply; a batch whose replies did not fit is the
+/// codec's `-32603` for a batch reply too large.
+fn finish(
+    base: &Server<()>,
+    reply: &mut [u8],
+    len: usize,
+    kept: usize,
+    overflow: bool,
+    batch: bool,
+) -> Result<usize, OutputTooSmall> {
+    if overflow || (batch && kept > 0 && len + 2 > reply.len()) {
+        let mut w = ResultWriter::new(reply);
+        return match base.fail(&mut w, 0, Id::NULL, Failure::BatchTooLarge) {
+            Ok(_) => Ok(w.into_written().len()),
+            Err(_) => Err(OutputTooSmall),
+        };
+    }
+    if !batch || kept == 0 {
+        return Ok(len);
+    }
+    reply.copy_within(..len, 1);
+    reply[0] = b'[';
+    reply[len + 1] = b']';
+    Ok(len + 2)
+}
+
+/// The framer of one request: each element of the body, in order, as a batch of one
+/// (`[element]`), one for each byte read (the reader gives a byte per element). The
+/// brackets are written over the bytes around the element (the array's own, a
+/// separator or whitespace), which are put back before the next element.
+struct Elements<'b> {
+    body: &'b mut Vec<u8>,
+    spans: &'b [(usize, usize)],
+    next: usize,
+    /// The bytes the last frame's brackets replaced, and where.
+    restore: Option<[(usize, u8); 2]>,
+}
+
+impl Framer for Elements<'_> {
+    fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {
+        if let Some(restore) = self.restore.take() {
+            for (at, byte) in restore {
+                if let Some(b) = self.body.get_mut(at) {
+                    *b = byte;
+                }
+            }
+        }
+        let (Some((_, remaining)), Some(&(start, end))) =
+            (input.split_first(), self.spans.get(self.next))
+        else {
+            return FeedResult::Consumed;
+        };
+        self.next += 1;
+        let (open, close) = (start - 1, end);
+        self.restore = Some([(open, self.body[open]), (close, self.body[close])]);
+        self.body[open] = b'[';
+        self.body[close] = b']';
+        FeedResult::Frame {
+            frame: &self.body[open..=close],
+            remaining,
+        }
+    }
+
+    fn finish(&mut self) -> EndOfInput<'_> {
+        EndOfInput::Nothing
+    }
+
+    fn max_frame(&self) -> usize {
+        self.body.len()
+    }
+
+    /// The reply's length and `:`, so that the writer knows where each ends.
+    fn reply_header<'s>(&self, len: usize, scratch: &'s mut [u8; 40]) -> &'s [u8] {
+        let mut digits = [0u8; 20];
+        let mut n = len;
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let count = digits.len() - i;
+        scratch[..count].copy_from_slice(&digits[i..]);
+        scratch[count] = b':';
+        &scratch[..=count]
+    }
+
+    fn reply_trailer(&self) -> &'static [u8] {
+        b""
+    }
+}
+
+/// The reader of one request: a byte for each element, then the end.
+struct Tokens(usize);
+
+impl Read for Tokens {
+    type Error = core::convert::Infallible;
+
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        let n = self.0.min(buf.len());
+        buf[..n].fill(b'.');
+        self.0 -= n;
+        Ok(n)
+    }
+}
+
+/// Where a frame's bytes are, for [`Collect`].
+enum State {
+    /// Reading the header's digits: the length so far.
+    Length(usize),
+    /// In a reply of `left` bytes more; `keep`: a reply to a call (`[...]`), not a
+    /// message a handler sent on its own.
+    Body {
+        left: usize,
+        keep: bool,
+        first: bool,
+    },
+}
+
+/// The writer of one request: the replies joined with `,`, each without its brackets.
+struct Collect<'r> {
+    out: &'r mut [u8],
+    len: usize,
+    /// Replies kept.
+    kept: usize,
+    /// The replies did not fit in `out`.
+    overflow: bool,
+    state: State,
+}
+
+impl Collect<'_> {
+    fn push(&mut self, byte: u8) {
+        match self.out.get_mut(self.len) {
+            Some(b) => {
+                *b = byte;
+                self.len += 1;
+            }
+            None => self.overflow = true,
+        }
+    }
+}
+
+impl Write for Collect<'_> {
+    type Error = core::convert::Infallible;
+
+    async fn write_all(&mut self, bytes: &[u8]) -> Result<(), Self::Error> {
+        for &byte in bytes {
+            self.state = match self.state {
+                State::Length(0) if byte == b':' => State::Length(0),
+                State::Length(n) if byte == b':' => State::Body {
+                    left: n,
+                    keep: false,
+                    first: true,
+                },
+                State::Length(n) => State::Length(
+                    n.saturating_mul(10)
+                        .saturating_add(usize::from(byte.wrapping_sub(b'0'))),
+                ),
+                State::Body { left, keep, first } => {
+                    let keep = if first { byte == b'[' } else { keep };
+                    if keep && first && self.kept > 0 {
+                        self.push(b',');
+                    }
+                    if keep && first {
+                        self.kept += 1;
+                    }
+                    // The reply's own brackets are dropped.
+                    if keep && !first && left > 1 {
+                        self.push(byte);
+                    }
+                    match left - 1 {
+                        0 => State::Length(0),
+                        left => State::Body {
+                            left,
+                            keep,
+                            first: false,
+                        },
+                    }
+                }
+            };
+        }
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
