@@ -1,43 +1,60 @@
-//! The `http-node` example side by side with the same methods on jsonrpsee's HTTP
-//! server, both driven by one load generator (hyper's client) on loopback.
+//! The library's `http::HttpServer` side by side with jsonrpsee 0.26's HTTP server on
+//! the same methods, and a bare hyper server as the floor, all driven by one load
+//! generator on loopback, at 1 and 2 server worker threads.
 //!
 //! ```sh
-//! cargo bench -p jsonrpc-slice-benches --bench http_side_by_side -- [--requests N] [--seconds S] [--connections C] [--rounds R]
+//! cargo bench -p jsonrpc-slice-benches --bench http_side_by_side -- \
+//!     [--seconds S] [--rounds R] [--connections C] [--depth D] [--threads 1,2] [--no-pin]
 //! ```
 //!
-//! Each server runs on its own tokio runtime with one worker thread; the load
-//! generator runs on another, with C keep-alive connections (default 8) sending one
-//! request at a time each. Each round of a workload runs until N HTTP requests
-//! (default 20 000) are answered or S seconds (default 5) have passed, after a warm-up
-//! on the same connections; R rounds (default 3) alternate the servers and each keeps
-//! its best. Printed: HTTP requests per second, and heap allocations (alloc,
-//! alloc_zeroed, realloc; frees not counted) made on the server's threads per HTTP
-//! request. Every reply is checked: status 200, and no error in it (the warm-up's are
-//! parsed: the expected number of results).
+//! - **Methods**: `eth_chainId` (a constant string) and `echo` (its params back), on
+//!   each server as its users write them. Workloads: one `eth_chainId`, one `echo` of
+//!   an Ethereum-style `[address, tag]`, and a batch of 10 (the two alternating).
+//! - **Servers**: `HttpServer` with its production defaults; jsonrpsee's `Server` with
+//!   its defaults but a 1 MiB body limit (the same); and **hyper**: hyper 1's HTTP/1
+//!   server with the same builder settings as `HttpServer` (its timer and header-read
+//!   timeout), whose service reads the body and answers the workload's reply as a
+//!   static body, reusing the request's header map: what hyper itself costs, the floor
+//!   under any JSON-RPC server on it.
+//! - **Threads**: each server on its own tokio runtime with W worker threads (every
+//!   thread it starts counted as the server's). With pinning (the default, when the
+//!   machine has 2 or more CPUs), the load generator runs on the last CPU; a one-worker
+//!   server on CPU 0, a two-worker server on every CPU.
+//! - **Load generator**: one thread, C keep-alive connections (default 8), each with D
+//!   requests pipelined (default 4): requests are written as prepared bytes and replies
+//!   read by their `content-length`, so the client costs far less than any server. Every
+//!   reply is checked: status 200 and no `"error"` in its body; in each round's warm-up
+//!   every body is also parsed (serde_json) and must hold one result per call.
+//! - **Rounds**: for each workload, R rounds (default 5) of S seconds (default 2); in
+//!   each round every server runs once, in an order that alternates (A B C, C B A, ...).
+//!   Each figure is the median of its rounds, with its spread (lowest..highest).
+//! - **Figures**: HTTP requests per second; the server threads' CPU time per request
+//!   (from `/proc/self/task/TID/schedstat`: it depends less on the machine's load than
+//!   requests per second do); heap allocations (alloc, alloc_zeroed, realloc; frees not
+//!   counted) on the server's threads per request, by a counting global allocator.
 //!
-//! First, the codec's part of the example (`answer`, i.e. `Server::handle`) runs on
-//! the same messages under the counting allocator; it must allocate nothing, or the
-//! program fails.
+//! First, the codec's part (`Server::handle`) runs on each workload under the counting
+//! allocator: it must allocate nothing, or the program fails.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper::header::{CONTENT_TYPE, HOST};
-use hyper::Request;
-use hyper_util::rt::TokioIo;
-use jsonrpsee::server::{RpcModule, Server, ServerConfig};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{HeaderValue, CONTENT_TYPE};
+use hyper::{Request, Response};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use jsonrpc_slice::http::HttpServer;
+use jsonrpc_slice::{demo, method_table, Params, ResultWriter, RpcError, Server};
+use jsonrpsee::server::{RpcModule, ServerConfig};
 use jsonrpsee::types::ErrorObjectOwned;
+use serde_json::value::RawValue;
 use serde_json::Value;
-
-#[path = "../examples/http-node.rs"]
-#[allow(dead_code)]
-mod node;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 // ---------------------------------------------------------------------------------
 // The counting allocator: counts on the threads that armed it (the servers' threads).
@@ -84,50 +101,26 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 // ---------------------------------------------------------------------------------
-// jsonrpsee: the same methods, written as its users write them.
+// The methods.
 
-static BLOCK: AtomicU64 = AtomicU64::new(0x10);
+type Rpc<'p> = Result<(), RpcError<'p>>;
 
-fn invalid(message: String) -> ErrorObjectOwned {
-    ErrorObjectOwned::owned(-32602, message, None::<()>)
+fn chain_id<'p>(_: &mut (), _: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
+    Ok(out.str("0x539")?)
 }
+
+static SLICE: Server<()> = Server::new(method_table! {
+    "eth_chainId" => chain_id,
+    "echo" => demo::echo,
+});
 
 fn jsonrpsee_module() -> RpcModule<()> {
     let mut m = RpcModule::new(());
     m.register_method("eth_chainId", |_, _, _| "0x539").unwrap();
-    m.register_method("net_version", |_, _, _| "1337").unwrap();
-    m.register_method("web3_clientVersion", |_, _, _| "jsonrpsee-node/0.1.0")
-        .unwrap();
-    m.register_method("eth_blockNumber", |_, _, _| {
-        format!("{:#x}", BLOCK.load(Ordering::Relaxed))
-    })
-    .unwrap();
-    m.register_method("evm_mine", |_, _, _| {
-        BLOCK.fetch_add(1, Ordering::Relaxed);
-        "0x0"
-    })
-    .unwrap();
-    m.register_method("eth_gasPrice", |_, _, _| "0x3b9aca00")
-        .unwrap();
-    m.register_method("eth_getBalance", |params, _, _| {
-        let (address, tag): (String, String) = params.parse()?;
-        let digits = address.strip_prefix("0x").unwrap_or("-");
-        if digits.len() != 40 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(invalid(format!("invalid address: {address:?}")));
-        }
-        let quantity = |d: &str| {
-            d == "0"
-                || (!d.is_empty()
-                    && !d.starts_with('0')
-                    && d.len() <= 16
-                    && d.bytes().all(|b| b.is_ascii_hexdigit()))
-        };
-        let named = ["latest", "earliest", "pending", "safe", "finalized"];
-        if !named.contains(&tag.as_str()) && !tag.strip_prefix("0x").is_some_and(quantity) {
-            return Err(invalid("invalid block tag".into()));
-        }
-        let aa = digits.eq_ignore_ascii_case("00000000000000000000000000000000000000aa");
-        Ok(if aa { "0xde0b6b3a7640000" } else { "0x0" })
+    m.register_method("echo", |params, _, _| {
+        let raw = params.as_str().unwrap_or("null").to_owned();
+        RawValue::from_string(raw)
+            .map_err(|e| ErrorObjectOwned::owned(-32602, e.to_string(), None::<()>))
     })
     .unwrap();
     m
@@ -136,36 +129,31 @@ fn jsonrpsee_module() -> RpcModule<()> {
 // ---------------------------------------------------------------------------------
 // Workloads.
 
-const BALANCE: &str = r#"{"jsonrpc":"2.0","method":"eth_getBalance","params":["0x00000000000000000000000000000000000000AA","latest"],"id":1}"#;
 const CHAIN_ID: &str = r#"{"jsonrpc":"2.0","method":"eth_chainId","params":[],"id":1}"#;
+const ECHO: &str = r#"{"jsonrpc":"2.0","method":"echo","params":["0x00000000000000000000000000000000000000aa","latest"],"id":1}"#;
 
-/// A batch of 10 as ethers sends them: mixed methods, numeric ids.
+/// A batch of 10: `eth_chainId` and `echo` alternating, numeric ids.
 fn batch() -> String {
-    let calls = [
-        r#""eth_chainId","params":[]"#,
-        r#""eth_blockNumber","params":[]"#,
-        r#""eth_gasPrice","params":[]"#,
-        r#""net_version","params":[]"#,
-        r#""eth_getBalance","params":["0x00000000000000000000000000000000000000aa","latest"]"#,
-        r#""eth_getBalance","params":["0x1111111111111111111111111111111111111111","pending"]"#,
-        r#""eth_getBalance","params":["0x00000000000000000000000000000000000000AA","0x10"]"#,
-        r#""web3_clientVersion","params":[]"#,
-        r#""eth_chainId","params":[]"#,
-        r#""eth_getBalance","params":["0x2222222222222222222222222222222222222222","latest"]"#,
-    ];
-    let calls: Vec<String> = (0..10)
-        .map(|i| {
-            format!(
-                r#"{{"jsonrpc":"2.0","method":{},"id":{}}}"#,
-                calls[i],
-                i + 1
-            )
+    let calls: Vec<String> = (1..=10)
+        .map(|id| match id % 2 {
+            1 => format!(r#"{{"jsonrpc":"2.0","method":"eth_chainId","params":[],"id":{id}}}"#),
+            _ => format!(
+                r#"{{"jsonrpc":"2.0","method":"echo","params":["0x{id:040x}","latest"],"id":{id}}}"#
+            ),
         })
         .collect();
     format!("[{}]", calls.join(","))
 }
 
-/// `true` when `reply` answers `request` with results only (no error).
+struct Workload {
+    name: &'static str,
+    body: String,
+    calls: usize,
+    /// The library's reply, which the bare hyper server answers with.
+    reply: &'static [u8],
+}
+
+/// `true` when `reply` holds `calls` results and no error.
 fn good_reply(reply: &[u8], calls: usize) -> bool {
     let Ok(v) = serde_json::from_slice::<Value>(reply) else {
         return false;
@@ -177,232 +165,464 @@ fn good_reply(reply: &[u8], calls: usize) -> bool {
     }
 }
 
-struct Workload {
+// ---------------------------------------------------------------------------------
+// The servers.
+
+/// A server under test: its address, and the threads its runtime started.
+struct Running {
     name: &'static str,
-    body: Bytes,
-    calls: usize,
+    addr: SocketAddr,
+    threads: Arc<Mutex<Vec<libc::pid_t>>>,
+    _runtime: tokio::runtime::Runtime,
 }
 
-struct Outcome {
-    requests: u64,
-    elapsed: Duration,
-    allocations: u64,
-}
-
-struct Config {
-    requests: u64,
-    seconds: u64,
-    connections: usize,
-    rounds: usize,
-}
-
-/// Drives `addr` with `work`: warm-up, then the measured run.
-async fn drive(addr: SocketAddr, work: &Workload, cfg: &Config) -> Outcome {
-    let mut senders = Vec::new();
-    for _ in 0..cfg.connections {
-        let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        stream.set_nodelay(true).unwrap();
-        let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .expect("handshake");
-        tokio::spawn(conn);
-        senders.push(sender);
-    }
-    let host = addr.to_string();
-    let run = |senders: Vec<hyper::client::conn::http1::SendRequest<Full<Bytes>>>,
-               budget: u64,
-               deadline: Instant,
-               full_check: bool| {
-        let done = Arc::new(AtomicU64::new(0));
-        let stop = Arc::new(AtomicBool::new(false));
-        let tasks: Vec<_> = senders
-            .into_iter()
-            .map(|mut sender| {
-                let (done, stop) = (done.clone(), stop.clone());
-                let (body, host, calls) = (work.body.clone(), host.clone(), work.calls);
-                tokio::spawn(async move {
-                    loop {
-                        if done.fetch_add(1, Ordering::Relaxed) >= budget
-                            || stop.load(Ordering::Relaxed)
-                            || Instant::now() >= deadline
-                        {
-                            done.fetch_sub(1, Ordering::Relaxed);
-                            stop.store(true, Ordering::Relaxed);
-                            return sender;
-                        }
-                        sender.ready().await.expect("connection");
-                        let req = Request::post("/")
-                            .header(HOST, &host)
-                            .header(CONTENT_TYPE, "application/json")
-                            .body(Full::new(body.clone()))
-                            .unwrap();
-                        let res = sender.send_request(req).await.expect("response");
-                        assert_eq!(res.status(), 200);
-                        let reply = res.into_body().collect().await.unwrap().to_bytes();
-                        // Every reply of the warm-up is parsed and checked; in the
-                        // measured run, a cheap look (the client is not the bench).
-                        let good = match full_check {
-                            true => good_reply(&reply, calls),
-                            false => !reply.windows(8).any(|w| w == b"\"error\":"),
-                        };
-                        assert!(good, "bad reply: {reply:?}");
-                    }
-                })
-            })
-            .collect();
-        async move {
-            let mut senders = Vec::new();
-            for t in tasks {
-                senders.push(t.await.unwrap());
-            }
-            (senders, done.load(Ordering::Relaxed))
+fn pin_to(cpus: &[usize]) {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET writes inside it, and
+    // sched_setaffinity reads it (0: this thread).
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &cpu in cpus {
+            libc::CPU_SET(cpu, &mut set);
         }
-    };
-    let warm_up = 200 * cfg.connections as u64;
-    let (senders, _) = run(
-        senders,
-        warm_up,
-        Instant::now() + Duration::from_secs(10),
-        true,
-    )
-    .await;
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
-    let start = Instant::now();
-    let deadline = start + Duration::from_secs(cfg.seconds);
-    let (_senders, requests) = run(senders, cfg.requests, deadline, false).await;
-    let elapsed = start.elapsed();
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
-    Outcome {
-        requests,
-        elapsed,
-        allocations,
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
     }
 }
 
-fn server_runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .on_thread_start(|| ARMED.with(|a| a.set(true)))
+fn runtime(
+    workers: usize,
+    cpus: Option<Vec<usize>>,
+) -> (tokio::runtime::Runtime, Arc<Mutex<Vec<libc::pid_t>>>) {
+    let threads = Arc::new(Mutex::new(Vec::new()));
+    let seen = threads.clone();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .on_thread_start(move || {
+            ARMED.with(|a| a.set(true));
+            // SAFETY: gettid has no preconditions.
+            seen.lock().unwrap().push(unsafe { libc::gettid() });
+            if let Some(cpus) = &cpus {
+                pin_to(cpus);
+            }
+        })
         .enable_all()
         .build()
-        .unwrap()
+        .unwrap();
+    (rt, threads)
 }
 
-fn main() {
-    let mut cfg = Config {
-        requests: 20_000,
-        seconds: 5,
-        connections: 8,
-        rounds: 3,
-    };
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let value = || it.clone().next().and_then(|v| v.parse::<u64>().ok());
-        match flag.as_str() {
-            "--requests" => cfg.requests = value().expect("--requests N"),
-            "--seconds" => cfg.seconds = value().expect("--seconds S"),
-            "--connections" => cfg.connections = value().expect("--connections C") as usize,
-            "--rounds" => cfg.rounds = value().expect("--rounds R") as usize,
-            "--bench" => continue,
-            other => panic!("unknown argument {other}"),
-        }
-        it.next();
-    }
+async fn listener() -> (tokio::net::TcpListener, SocketAddr) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    (listener, addr)
+}
 
-    let batch = batch();
-    let workloads = [
-        Workload {
-            name: "single call (eth_chainId)",
-            body: Bytes::from_static(CHAIN_ID.as_bytes()),
-            calls: 1,
-        },
-        Workload {
-            name: "single call (eth_getBalance)",
-            body: Bytes::from_static(BALANCE.as_bytes()),
-            calls: 1,
-        },
-        Workload {
-            name: "batch of 10",
-            body: Bytes::from(batch.clone()),
-            calls: 10,
-        },
-    ];
-
-    // The codec's part: `answer` (Server::handle) on each message, armed.
-    let mut reply = vec![0u8; 64 * 1024];
-    for w in &workloads {
-        ARMED.with(|a| a.set(true));
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
-        for _ in 0..1000 {
-            let _ = std::hint::black_box(node::answer(&w.body, &mut reply));
-        }
-        let n = ALLOCATIONS.load(Ordering::Relaxed) - before;
-        ARMED.with(|a| a.set(false));
-        println!(
-            "codec (Server::handle), {}: {n} allocations in 1000 messages",
-            w.name
-        );
-        assert_eq!(n, 0, "the codec allocated");
-    }
-
-    // The servers, each on its own one-worker runtime.
-    let slice_rt = server_runtime();
-    let slice_addr = slice_rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(node::http().serve(listener));
+fn start_slice(workers: usize, cpus: Option<Vec<usize>>) -> Running {
+    let (rt, threads) = runtime(workers, cpus);
+    let addr = rt.block_on(async {
+        let (listener, addr) = listener().await;
+        tokio::spawn(HttpServer::new(&SLICE, || ()).serve(listener));
         addr
     });
-    let rpsee_rt = server_runtime();
-    let (rpsee_addr, _handle) = rpsee_rt.block_on(async {
+    Running {
+        name: "jsonrpc-slice HttpServer",
+        addr,
+        threads,
+        _runtime: rt,
+    }
+}
+
+fn start_jsonrpsee(workers: usize, cpus: Option<Vec<usize>>) -> Running {
+    let (rt, threads) = runtime(workers, cpus);
+    let addr = rt.block_on(async {
         let config = ServerConfig::builder().max_request_body_size(1024 * 1024);
-        let server = Server::builder()
+        let server = jsonrpsee::server::Server::builder()
             .set_config(config.build())
             .build("127.0.0.1:0")
             .await
             .unwrap();
         let addr = server.local_addr().unwrap();
-        (addr, server.start(jsonrpsee_module()))
+        // Runs until the process ends.
+        std::mem::forget(server.start(jsonrpsee_module()));
+        addr
     });
+    Running {
+        name: "jsonrpsee 0.26",
+        addr,
+        threads,
+        _runtime: rt,
+    }
+}
 
+/// The bare hyper server: the body read and dropped, `REPLY` answered.
+fn start_hyper(workers: usize, cpus: Option<Vec<usize>>, reply: &'static Mutex<Bytes>) -> Running {
+    let (rt, threads) = runtime(workers, cpus);
+    let addr = rt.block_on(async {
+        let (listener, addr) = listener().await;
+        tokio::spawn(async move {
+            loop {
+                let (stream, _) = listener.accept().await.unwrap();
+                stream.set_nodelay(true).unwrap();
+                let service =
+                    hyper::service::service_fn(move |req: Request<Incoming>| async move {
+                        let (head, mut body) = req.into_parts();
+                        while let Some(frame) = body.frame().await {
+                            drop(frame);
+                        }
+                        let mut headers = head.headers;
+                        headers.clear();
+                        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                        let body = reply.lock().unwrap().clone();
+                        let mut response = Response::new(Full::new(body));
+                        *response.headers_mut() = headers;
+                        Ok::<_, std::convert::Infallible>(response)
+                    });
+                tokio::spawn(async move {
+                    let mut builder = hyper::server::conn::http1::Builder::new();
+                    builder
+                        .timer(TokioTimer::new())
+                        .header_read_timeout(Duration::from_secs(10));
+                    let _ = builder
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+        addr
+    });
+    Running {
+        name: "hyper, bare (floor)",
+        addr,
+        threads,
+        _runtime: rt,
+    }
+}
+
+/// Nanoseconds the threads have run (schedstat's first field), in total.
+fn cpu_ns(threads: &Mutex<Vec<libc::pid_t>>) -> u64 {
+    threads
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|tid| std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+// ---------------------------------------------------------------------------------
+// The load generator.
+
+struct Config {
+    seconds: f64,
+    rounds: usize,
+    connections: usize,
+    depth: usize,
+    threads: Vec<usize>,
+    pin: bool,
+    /// Only the servers whose name starts with this (for a profiler's run).
+    only: String,
+    /// Only the workloads whose name starts with this.
+    workload: String,
+}
+
+/// Every request answered, warm-ups included: a profiler's run divides by it.
+static ANSWERED: AtomicU64 = AtomicU64::new(0);
+
+struct Outcome {
+    requests: u64,
+    seconds: f64,
+    allocations: u64,
+    cpu_ns: u64,
+}
+
+/// A prepared HTTP request.
+fn http_request(addr: SocketAddr, body: &str) -> Vec<u8> {
+    format!(
+        "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// The first complete response in `buf`: its length, and its body's range.
+fn response(buf: &[u8]) -> Option<(usize, std::ops::Range<usize>)> {
+    let end = buf.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let head = &buf[..end];
+    assert!(
+        head.starts_with(b"HTTP/1.1 200 "),
+        "not 200: {:?}",
+        String::from_utf8_lossy(head)
+    );
+    let len = head
+        .split(|&b| b == b'\n')
+        .find_map(|line| {
+            let (name, value) = line.split_at(line.iter().position(|&b| b == b':')?);
+            name.eq_ignore_ascii_case(b"content-length").then(|| {
+                std::str::from_utf8(&value[1..])
+                    .ok()?
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+            })?
+        })
+        .expect("a content-length");
+    (buf.len() >= end + len).then_some((end + len, end..end + len))
+}
+
+/// One connection: `depth` requests in flight until `until`, then the rest answered.
+/// Returns how many were answered.
+async fn one_connection(
+    addr: SocketAddr,
+    request: Arc<Vec<u8>>,
+    depth: usize,
+    calls: usize,
+    until: Instant,
+    parse: bool,
+) -> u64 {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    stream.set_nodelay(true).unwrap();
+    let mut out = Vec::with_capacity(request.len() * depth);
+    for _ in 0..depth {
+        out.extend_from_slice(&request);
+    }
+    stream.write_all(&out).await.unwrap();
+    let (mut in_flight, mut answered) = (depth, 0u64);
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut filled = 0;
+    while in_flight > 0 {
+        let n = stream.read(&mut buf[filled..]).await.expect("read");
+        assert!(n > 0, "the server closed the connection");
+        filled += n;
+        let mut at = 0;
+        let mut more = 0;
+        while let Some((len, body)) = response(&buf[at..filled]) {
+            let body = &buf[at..][body];
+            let good = match parse {
+                true => good_reply(body, calls),
+                false => !body.windows(7).any(|w| w == b"\"error\""),
+            };
+            assert!(good, "bad reply: {:?}", String::from_utf8_lossy(body));
+            at += len;
+            answered += 1;
+            in_flight -= 1;
+            more += 1;
+        }
+        buf.copy_within(at..filled, 0);
+        filled -= at;
+        if Instant::now() < until && more > 0 {
+            out.clear();
+            for _ in 0..more {
+                out.extend_from_slice(&request);
+            }
+            stream.write_all(&out).await.unwrap();
+            in_flight += more;
+        }
+    }
+    answered
+}
+
+/// Drives `server` with `work` for `seconds`, after a short warm-up on other
+/// connections (every reply parsed).
+async fn drive(server: &Running, work: &Workload, cfg: &Config) -> Outcome {
+    let request = Arc::new(http_request(server.addr, &work.body));
+    let round = |seconds: f64, parse: bool| {
+        let until = Instant::now() + Duration::from_secs_f64(seconds);
+        let tasks: Vec<_> = (0..cfg.connections)
+            .map(|_| {
+                let request = request.clone();
+                let (addr, depth, calls) = (server.addr, cfg.depth, work.calls);
+                tokio::spawn(one_connection(addr, request, depth, calls, until, parse))
+            })
+            .collect();
+        async move {
+            let mut answered = 0;
+            for t in tasks {
+                answered += t.await.unwrap();
+            }
+            answered
+        }
+    };
+    let warm_up = round(0.2, true).await;
+    let (allocations, cpu) = (ALLOCATIONS.load(Ordering::Relaxed), cpu_ns(&server.threads));
+    let start = Instant::now();
+    let requests = round(cfg.seconds, false).await;
+    ANSWERED.fetch_add(warm_up + requests, Ordering::Relaxed);
+    Outcome {
+        seconds: start.elapsed().as_secs_f64(),
+        allocations: ALLOCATIONS.load(Ordering::Relaxed) - allocations,
+        cpu_ns: cpu_ns(&server.threads) - cpu,
+        requests,
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Figures.
+
+/// The median and the spread of `xs`.
+fn median(xs: &mut [f64]) -> (f64, f64, f64) {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    let mid = match n % 2 {
+        1 => xs[n / 2],
+        _ => (xs[n / 2 - 1] + xs[n / 2]) / 2.0,
+    };
+    (mid, xs[0], xs[n - 1])
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn main() {
+    let mut cfg = Config {
+        seconds: 2.0,
+        rounds: 5,
+        connections: 8,
+        depth: 4,
+        threads: vec![1, 2],
+        pin: true,
+        only: String::new(),
+        workload: String::new(),
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().cloned().unwrap_or_default();
+        match flag.as_str() {
+            "--seconds" => cfg.seconds = value().parse().expect("--seconds S"),
+            "--rounds" => cfg.rounds = value().parse().expect("--rounds R"),
+            "--connections" => cfg.connections = value().parse().expect("--connections C"),
+            "--depth" => cfg.depth = value().parse().expect("--depth D"),
+            "--threads" => {
+                cfg.threads = value()
+                    .split(',')
+                    .map(|t| t.parse().expect("--threads 1,2"))
+                    .collect()
+            }
+            "--no-pin" => cfg.pin = false,
+            "--only" => cfg.only = value(),
+            "--workload" => cfg.workload = value(),
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pin = cfg.pin && cpus >= 2;
+
+    let mut reply = vec![0u8; 64 * 1024];
+    let workloads: Vec<Workload> = [
+        ("single call, eth_chainId", CHAIN_ID.to_string(), 1),
+        ("single call, echo", ECHO.to_string(), 1),
+        ("batch of 10", batch(), 10),
+    ]
+    .into_iter()
+    .map(|(name, body, calls)| {
+        // The codec's part, armed: it must allocate nothing.
+        ARMED.with(|a| a.set(true));
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        for _ in 0..1000 {
+            let _ = std::hint::black_box(SLICE.handle(&mut (), body.as_bytes(), &mut reply));
+        }
+        let n = ALLOCATIONS.load(Ordering::Relaxed) - before;
+        ARMED.with(|a| a.set(false));
+        println!("codec (Server::handle), {name}: {n} allocations in 1000 messages");
+        assert_eq!(n, 0, "the codec allocated");
+        let answer = SLICE.handle(&mut (), body.as_bytes(), &mut reply).unwrap();
+        assert!(good_reply(answer, calls));
+        let reply = Vec::leak(answer.to_vec());
+        Workload {
+            name,
+            body,
+            calls,
+            reply,
+        }
+    })
+    .collect();
+
+    if pin {
+        pin_to(&[cpus - 1]);
+    }
     let client = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     println!(
-        "\n{} connections, at most {} requests or {} s per round, best of {} rounds, one server worker thread\n",
-        cfg.connections, cfg.requests, cfg.seconds, cfg.rounds
+        "\nload average before: {}; {} CPUs; {} connections x {} pipelined; {} rounds of {} s; {}",
+        load_average(),
+        cpus,
+        cfg.connections,
+        cfg.depth,
+        cfg.rounds,
+        cfg.seconds,
+        match pin {
+            true => "client pinned to the last CPU, a 1-worker server to CPU 0",
+            false => "nothing pinned",
+        }
     );
-    println!("| workload | server | HTTP requests/s | calls/s | allocations per HTTP request |");
-    println!("|---|---|---:|---:|---:|");
-    let servers = [
-        ("jsonrpc-slice http-node", slice_addr),
-        ("jsonrpsee 0.26", rpsee_addr),
-    ];
-    for w in &workloads {
-        // Rounds alternate the servers; each row keeps its best round (the machine is
-        // shared: the best round is the one least disturbed).
-        let mut best = [(0.0f64, 0.0f64); 2];
-        for _ in 0..cfg.rounds {
-            for (i, (_, addr)) in servers.iter().enumerate() {
-                let o = client.block_on(drive(*addr, w, &cfg));
-                let rps = o.requests as f64 / o.elapsed.as_secs_f64();
-                let per_request = o.allocations as f64 / o.requests.max(1) as f64;
-                if rps > best[i].0 {
-                    best[i] = (rps, per_request);
+    let hyper_reply: &'static Mutex<Bytes> = Box::leak(Box::new(Mutex::new(Bytes::new())));
+    for &workers in &cfg.threads {
+        let on: Option<Vec<usize>> = match (pin, workers) {
+            (false, _) => None,
+            (true, 1) => Some(vec![0]),
+            (true, _) => Some((0..cpus).collect()),
+        };
+        let servers = [
+            start_slice(workers, on.clone()),
+            start_jsonrpsee(workers, on.clone()),
+            start_hyper(workers, on, hyper_reply),
+        ];
+        println!("\n### {workers} server worker thread(s)\n");
+        println!("| workload | server | HTTP requests/s | CPU µs/request | allocations/request |");
+        println!("|---|---|---:|---:|---:|");
+        for w in workloads
+            .iter()
+            .filter(|w| w.name.starts_with(&cfg.workload))
+        {
+            *hyper_reply.lock().unwrap() = Bytes::from_static(w.reply);
+            let mut figures = vec![(Vec::new(), Vec::new(), Vec::new()); servers.len()];
+            for round in 0..cfg.rounds {
+                let mut order: Vec<usize> = (0..servers.len()).collect();
+                if round % 2 == 1 {
+                    order.reverse();
+                }
+                for i in order {
+                    if !servers[i].name.starts_with(&cfg.only) {
+                        continue;
+                    }
+                    let o = client.block_on(drive(&servers[i], w, &cfg));
+                    let n = o.requests.max(1) as f64;
+                    figures[i].0.push(o.requests as f64 / o.seconds);
+                    figures[i].1.push(o.cpu_ns as f64 / n / 1000.0);
+                    figures[i].2.push(o.allocations as f64 / n);
                 }
             }
-        }
-        for ((server, _), (rps, allocations)) in servers.iter().zip(best) {
+            let (mut rps, mut cpu) = (Vec::new(), Vec::new());
+            for (server, (r, c, a)) in servers.iter().zip(&mut figures) {
+                if r.is_empty() {
+                    rps.push(f64::NAN);
+                    cpu.push(f64::NAN);
+                    continue;
+                }
+                let (r, c, a) = (median(r), median(c), median(a));
+                rps.push(r.0);
+                cpu.push(c.0);
+                println!(
+                    "| {} | {} | {:.0} ({:.0}..{:.0}) | {:.2} ({:.2}..{:.2}) | {:.2} ({:.2}..{:.2}) |",
+                    w.name, server.name, r.0, r.1, r.2, c.0, c.1, c.2, a.0, a.1, a.2
+                );
+            }
             println!(
-                "| {} | {} | {:.0} | {:.0} | {:.1} |",
+                "| {} | jsonrpc-slice against jsonrpsee (medians) | {:.2}x | {:.2}x less | |",
                 w.name,
-                server,
-                rps,
-                rps * w.calls as f64,
-                allocations
+                rps[0] / rps[1],
+                cpu[1] / cpu[0]
             );
         }
+        println!("\nload average after: {}", load_average());
     }
+    println!(
+        "requests answered in all, warm-ups included: {}",
+        ANSWERED.load(Ordering::Relaxed)
+    );
 }

@@ -29,8 +29,8 @@ use jsonrpc_slice::io::tokio::ipc::{IpcListener, IpcServer};
 use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer};
 use jsonrpc_slice::subscription::SubscriptionId;
 use jsonrpc_slice::{
-    async_method_table, method_table, MethodTable, OutputTooSmall, Params, RawJson, ResultWriter,
-    RpcError, Server, WriteError,
+    async_method_table, method_table, MethodTable, Params, RawJson, ResultWriter, RpcError, Server,
+    WriteError,
 };
 
 /// The chain's head, shared by every connection: `evm_mine` advances it.
@@ -205,11 +205,6 @@ async_method_table! { Subscriptions<'c, Ws<'c>> {
 /// The WebSocket methods: the subscriptions, then every method of `METHODS`.
 static WS: ConcurrentServer<WithSync<Subscriptions, Node>> =
     ConcurrentServer::new(WithSync::new(Subscriptions, &METHODS));
-
-/// The codec's part of a request: the reply to a message (empty when none is due).
-pub fn answer<'o>(message: &[u8], reply: &'o mut [u8]) -> Result<&'o [u8], OutputTooSmall> {
-    SERVER.handle(&mut node(), message, reply)
-}
 
 /// A request's context.
 fn node() -> Node {

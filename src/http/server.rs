@@ -13,7 +13,7 @@ use std::vec;
 use std::vec::Vec;
 
 use hyper::body::{Body, Buf, Frame, Incoming, SizeHint};
-use hyper::header::{HeaderMap, HeaderValue, ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
+use hyper::header::{HeaderMap, HeaderValue, ALLOW, CONNECTION, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
@@ -310,6 +310,11 @@ struct Conn {
     /// When the last request ended (or the connection opened), in nanoseconds from
     /// `Shared::epoch`.
     idle_since: AtomicU64,
+    /// When the request in flight started (HTTP/1.1 has one at a time), likewise.
+    started: AtomicU64,
+    /// The request in flight is past its time limit: it answers `503` when next
+    /// polled. Set by the connection's task, which also polls the request.
+    expired: AtomicBool,
     /// Asked to close (once).
     closing: AtomicBool,
     close: Notify,
@@ -365,6 +370,8 @@ impl<C: 'static> Shared<C> {
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
             busy: AtomicUsize::new(0),
             idle_since: AtomicU64::new(self.now()),
+            started: AtomicU64::new(0),
+            expired: AtomicBool::new(false),
             closing: AtomicBool::new(false),
             close: Notify::new(),
             #[cfg(feature = "websocket")]
@@ -416,27 +423,50 @@ where
         .serve_connection(TokioIo::new(stream), service)
         .with_upgrades());
     let idle = settings.idle_timeout;
+    let limit = settings.request_timeout;
+    let limit_ns = u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX);
     let mut closing = false;
     loop {
-        let since = conn.idle_since.load(Ordering::Acquire);
-        let busy = conn.busy.load(Ordering::Acquire) > 0;
-        let idle_for = Duration::from_nanos(shared.now().saturating_sub(since));
-        if !closing && !busy && idle_for >= idle {
-            conn.close();
-        }
-        // Busy: looked at again one idle timeout from now, by when it may be idle.
-        let wait = if busy {
-            idle
+        let now = shared.now();
+        // The request's time limit is kept here, by this task's one sleep, rather than
+        // by a timer per request: the request is polled by this same task (inside
+        // `http`), so a flag set here is seen when `http` is polled next, first thing
+        // below.
+        let wait = if conn.busy.load(Ordering::Acquire) > 0 {
+            let deadline = conn
+                .started
+                .load(Ordering::Acquire)
+                .saturating_add(limit_ns);
+            match deadline.saturating_sub(now) {
+                0 => {
+                    conn.expired.store(true, Ordering::Release);
+                    limit
+                }
+                left => Duration::from_nanos(left),
+            }
         } else {
-            idle.saturating_sub(idle_for)
+            let since = conn.idle_since.load(Ordering::Acquire);
+            let idle_for = Duration::from_nanos(now.saturating_sub(since));
+            if !closing && idle_for >= idle {
+                conn.close();
+            }
+            // A request that starts before this sleep ends has its limit end after
+            // it: looked at then, it is never late.
+            match closing {
+                true => limit,
+                false => idle.saturating_sub(idle_for).min(limit),
+            }
         };
         tokio::select! {
+            // The connection first: it is what wakes this task for each request, and
+            // select!'s random start order would cost a draw per wake.
+            biased;
             _ = http.as_mut() => break,
             () = conn.close.notified(), if !closing => {
                 closing = true;
                 http.as_mut().graceful_shutdown();
             }
-            () = tokio::time::sleep(wait), if !closing => {}
+            () = tokio::time::sleep(wait) => {}
         }
     }
     #[cfg(feature = "websocket")]
@@ -463,6 +493,8 @@ struct InFlight<'a, C: 'static> {
 
 impl<'a, C: 'static> InFlight<'a, C> {
     fn new(shared: &'a Shared<C>, conn: &'a Conn) -> Self {
+        conn.started.store(shared.now(), Ordering::Release);
+        conn.expired.store(false, Ordering::Release);
         conn.busy.fetch_add(1, Ordering::AcqRel);
         Self { shared, conn }
     }
@@ -479,7 +511,7 @@ impl<C: 'static> Drop for InFlight<'_, C> {
     }
 }
 
-/// One HTTP request, within its time limit.
+/// One HTTP request, within its time limit (kept by `connection`).
 async fn request<C: 'static>(
     shared: Arc<Shared<C>>,
     conn: Arc<Conn>,
@@ -494,15 +526,17 @@ where
         Err(req) => req,
     };
     let _in_flight = InFlight::new(&shared, &conn);
-    let limit = shared.settings.request_timeout;
-    match tokio::time::timeout(limit, answer(&shared, req)).await {
-        Ok(response) => Ok(response),
-        Err(_elapsed) => Ok(respond(
+    let mut answer = pin!(answer(&shared, req));
+    poll_fn(|cx| match answer.as_mut().poll(cx) {
+        Poll::Ready(response) => Poll::Ready(Ok(response)),
+        Poll::Pending if conn.expired.load(Ordering::Acquire) => Poll::Ready(Ok(respond(
             HeaderMap::new(),
             StatusCode::SERVICE_UNAVAILABLE,
             None,
-        )),
-    }
+        ))),
+        Poll::Pending => Poll::Pending,
+    })
+    .await
 }
 
 /// A WebSocket upgrade's answer (`101`, or `400` for a malformed one), or the request
@@ -550,11 +584,9 @@ where
         _ if !json_content_type(&head.headers) => Some(StatusCode::UNSUPPORTED_MEDIA_TYPE),
         _ => None,
     };
-    let declared = head
-        .headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse().ok());
-    if declared.is_some_and(|n: u64| n > drain as u64) {
+    // hyper's body knows the declared `Content-Length` (none when chunked).
+    let declared = incoming.size_hint().exact();
+    if declared.is_some_and(|n| n > drain as u64) {
         return respond(head.headers, StatusCode::PAYLOAD_TOO_LARGE, None);
     }
     let mut taken = shared.pool.take().await;
@@ -675,8 +707,12 @@ struct Pool {
 impl Pool {
     /// A pair, once one is free; allocated if the pool has none spare yet.
     async fn take(self: &Arc<Self>) -> Taken {
-        // The semaphore is never closed.
-        let permit = self.permits.clone().acquire_owned().await.ok();
+        // The semaphore is never closed. A permit at hand is taken without the
+        // waiting future (most requests find one).
+        let permit = match self.permits.clone().try_acquire_owned() {
+            Ok(permit) => Some(permit),
+            Err(_) => self.permits.clone().acquire_owned().await.ok(),
+        };
         let buffers = lock(&self.free).pop().unwrap_or_else(|| Buffers {
             // Neither is written here: their pages stay untouched (not resident) until
             // a body or a reply reaches them. (Two bytes more: async handlers put a

@@ -1,0 +1,218 @@
+//! `http::HttpServer` allocates no more per request than hyper does on its own: a
+//! counting global allocator counts on the server's threads while one keep-alive client
+//! sends the same requests, one at a time, to `HttpServer` and to a bare hyper server
+//! built with the same settings (`HttpServer`'s timer and header-read timeout) that
+//! reads each body and answers a fixed reply, reusing the request's header map.
+//!
+//! Counts are exact (no timing in them): the first requests, which fill the buffer
+//! pool and hyper's per-connection state, are left out; the next ones are counted. The
+//! test fails if `HttpServer` makes a single allocation per request that hyper does
+//! not.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::convert::Infallible;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use hyper::body::{Body, Frame, Incoming, SizeHint};
+use hyper::header::{HeaderValue, CONTENT_TYPE};
+use hyper::{Request, Response};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use jsonrpc_slice::http::{HttpServer, Settings};
+use jsonrpc_slice::{demo, Server};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    static ARMED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn note() {
+    if ARMED.try_with(Cell::get).unwrap_or(false) {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: every call is forwarded unchanged to `System`; counting touches only a
+// const-initialised thread-local and an atomic (no allocation, no re-entrance).
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+static SERVER: Server<()> = Server::new(demo::TABLE);
+
+const SUBTRACT: &str = r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#;
+const REPLY: &[u8] = br#"{"jsonrpc":"2.0","result":19,"id":1}"#;
+
+/// Requests left out (the pool and the connection set up), then counted.
+const WARM_UP: usize = 50;
+const COUNTED: u64 = 500;
+
+/// A runtime like a server's (one worker thread), whose threads are counted.
+fn server_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .on_thread_start(|| ARMED.with(|a| a.set(true)))
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// A fixed reply as a response body.
+struct Fixed(Option<&'static [u8]>);
+
+impl Body for Fixed {
+    type Data = &'static [u8];
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<&'static [u8]>, Infallible>>> {
+        Poll::Ready(self.0.take().map(|b| Ok(Frame::data(b))))
+    }
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.0.map_or(0, |b| b.len() as u64))
+    }
+}
+
+/// hyper alone, with `HttpServer`'s builder settings: the body read, `REPLY` answered.
+async fn bare_hyper(listener: tokio::net::TcpListener) {
+    loop {
+        let (stream, _) = listener.accept().await.unwrap();
+        let _ = stream.set_nodelay(true);
+        let service = hyper::service::service_fn(|req: Request<Incoming>| async move {
+            let (head, mut body) = req.into_parts();
+            while let Some(frame) =
+                std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await
+            {
+                drop(frame);
+            }
+            let mut headers = head.headers;
+            headers.clear();
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            let mut response = Response::new(Fixed(Some(REPLY)));
+            *response.headers_mut() = headers;
+            Ok::<_, Infallible>(response)
+        });
+        tokio::spawn(async move {
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(Settings::default().header_timeout);
+            let _ = builder
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// Sends `n` requests one at a time on `stream`, each reply read whole and checked.
+fn requests(stream: &mut TcpStream, n: usize) {
+    let request = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{SUBTRACT}",
+        SUBTRACT.len()
+    );
+    let mut buf = [0u8; 1024];
+    for _ in 0..n {
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut filled = 0;
+        loop {
+            let got = stream.read(&mut buf[filled..]).unwrap();
+            assert!(got > 0, "the server closed the connection");
+            filled += got;
+            let seen = &buf[..filled];
+            if let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                assert!(
+                    seen.starts_with(b"HTTP/1.1 200 "),
+                    "{:?}",
+                    String::from_utf8_lossy(seen)
+                );
+                if seen[end + 4..] == *REPLY {
+                    break;
+                }
+                assert!(
+                    seen.len() < end + 4 + REPLY.len(),
+                    "{:?}",
+                    String::from_utf8_lossy(seen)
+                );
+            }
+        }
+    }
+}
+
+/// Allocations on the server's threads per `COUNTED` requests on one connection.
+fn count(serve: impl FnOnce(tokio::net::TcpListener) -> tokio::task::JoinHandle<()>) -> u64 {
+    let rt = server_runtime();
+    let addr: SocketAddr = rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        serve(listener);
+        addr
+    });
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_nodelay(true).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    requests(&mut stream, WARM_UP);
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    requests(&mut stream, COUNTED as usize);
+    let counted = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    drop(stream);
+    rt.shutdown_timeout(Duration::from_secs(1));
+    counted
+}
+
+#[test]
+fn http_server_allocates_no_more_per_request_than_hyper_alone() {
+    let hyper = count(|listener| tokio::spawn(bare_hyper(listener)));
+    let slice = count(|listener| {
+        tokio::spawn(async move {
+            HttpServer::new(&SERVER, || ())
+                .serve(listener)
+                .await
+                .unwrap();
+        })
+    });
+    println!(
+        "allocations per request: hyper alone {:.2}, HttpServer {:.2} ({COUNTED} requests)",
+        hyper as f64 / COUNTED as f64,
+        slice as f64 / COUNTED as f64
+    );
+    // hyper allocates per request (its head parser, its read buffer, the body's
+    // channel, the header timer's sleep): the test is only meaningful while it does.
+    assert!(hyper >= COUNTED, "hyper alone: {hyper} allocations");
+    assert!(
+        slice <= hyper,
+        "HttpServer: {slice} allocations in {COUNTED} requests, hyper alone {hyper}"
+    );
+}
