@@ -12,10 +12,11 @@ use super::{
 
 /// Scans the string whose opening quote is at `i`. Returns the offset after the closing
 /// quote.
-// One out-of-line copy, the general loop inlined into it (flash).
+// One out-of-line copy, the general loop inlined into it, plain bytes read one at a
+// time (flash).
 #[inline(never)]
 pub(crate) fn string(b: &[u8], i: usize) -> Result<usize, ScanError> {
-    string_rest(b, i + 1)
+    string_rest::<true>(b, i + 1)
 }
 
 /// Checks string content from `i`, a non-ASCII byte, as strict UTF-8: the one

@@ -141,7 +141,7 @@ fn string_chunks(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
 /// [`string_rest`], out of line: the last bytes of a long string.
 #[inline(never)]
 fn rest(b: &[u8], i: usize) -> Result<usize, ScanError> {
-    string_rest(b, i)
+    string_rest::<false>(b, i)
 }
 
 /// Checks string content from `i`, a non-ASCII byte, as strict UTF-8; returns the
@@ -306,7 +306,11 @@ mod tests {
                 for cut in 0..=s.len() {
                     let b = &s[..cut];
                     for i in 0..b.len() {
-                        assert_eq!(string_chunks(b, i), string_rest(b, i), "{b:?} from {i}");
+                        assert_eq!(
+                            string_chunks(b, i),
+                            string_rest::<false>(b, i),
+                            "{b:?} from {i}"
+                        );
                         checked += 1;
                     }
                 }
@@ -522,7 +526,7 @@ mod tests {
         let agree = |b: &[u8], i: usize| {
             assert_eq!(
                 string_blocks(b, i),
-                string_rest(b, i),
+                string_rest::<false>(b, i),
                 "{:?} from {i}",
                 std::string::String::from_utf8_lossy(b)
             );
