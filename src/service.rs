@@ -65,7 +65,7 @@ use core::fmt;
 #[cfg_attr(docsrs, doc(cfg(feature = "concurrent")))]
 pub mod concurrent;
 
-use crate::dispatch::{AsyncMethods, AsyncServer, OutputTooSmall, Server};
+use crate::dispatch::{AsyncMethods, AsyncServer, Server};
 use crate::envelope::{parse_response, Response, ResponseMessage};
 use crate::frame::{end_event, framed, next_event, Event, FramedReply, Framer};
 use crate::limits::Limits;
@@ -236,31 +236,7 @@ impl<'b, C, F: Framer + ?Sized, S: Answers<C>> Service<'b, C, F, S> {
     /// The next thing to send, as [`next`](Service::next) gives it, each handler
     /// awaited: the loop of an async transport, for either kind of server.
     pub async fn next_async<'a>(&'a mut self, ctx: &'a mut C) -> Option<FramedReply<'a>> {
-        let send = self.step_async(ctx).await?;
-        Some(self.framed(ctx, send))
-    }
-
-    /// The twin of `step`, with the frame's handlers awaited.
-    async fn step_async(&mut self, ctx: &mut C) -> Option<Send> {
-        loop {
-            if let Some(send) = self.pending(ctx) {
-                return Some(send);
-            }
-            if self.stopped {
-                return None;
-            }
-            let (server, responses) = (self.server, self.responses);
-            let event = self.input.next_event(self.framer, self.output)?;
-            let reply = match event {
-                Event::Frame(frame) if routed(ctx, responses, frame, server.limits()) => 0,
-                Event::Frame(frame) => {
-                    let reply = server.answer(ctx, frame, self.output).await;
-                    reply.map_or(0, <[u8]>::len)
-                }
-                Event::Answered(len) => len,
-            };
-            self.after_frame(ctx, reply);
-        }
+        S::next_send(self, ctx).await
     }
 
     /// The bytes of `send`, framed.
@@ -340,6 +316,31 @@ impl<C, F: Framer + ?Sized> Service<'_, C, F> {
     }
 }
 
+impl<C, F: Framer + ?Sized, T: AsyncMethods<C>> Service<'_, C, F, AsyncServer<C, T>> {
+    /// The twin of `step`, with the frame's handlers awaited.
+    async fn step_async(&mut self, ctx: &mut C) -> Option<Send> {
+        loop {
+            if let Some(send) = self.pending(ctx) {
+                return Some(send);
+            }
+            if self.stopped {
+                return None;
+            }
+            let (server, responses) = (self.server, self.responses);
+            let event = self.input.next_event(self.framer, self.output)?;
+            let reply = match event {
+                Event::Frame(frame) if routed(ctx, responses, frame, server.limits()) => 0,
+                Event::Frame(frame) => {
+                    let reply = server.handle(ctx, frame, self.output).await;
+                    reply.map_or(0, <[u8]>::len)
+                }
+                Event::Answered(len) => len,
+            };
+            self.after_frame(ctx, reply);
+        }
+    }
+}
+
 /// `true` if `frame` went to the response hook (see [`route_responses`]).
 fn routed<C>(ctx: &mut C, hook: Option<ResponseHook<C>>, frame: &[u8], limits: &Limits) -> bool {
     hook.is_some_and(|hook| route_responses(ctx, hook, frame, limits))
@@ -385,16 +386,13 @@ impl<R: fmt::Display, W: fmt::Display> fmt::Display for ServeError<R, W> {
 /// [`AsyncServer`] (its handlers awaited). Not implemented outside this crate.
 #[doc(hidden)]
 #[allow(async_fn_in_trait)]
-pub trait Answers<C>: sealed::Sealed {
-    /// The limits in force.
-    fn limits(&self) -> &Limits;
-    /// [`Server::handle`], or [`AsyncServer::handle`].
-    async fn answer<'o>(
-        &self,
-        ctx: &mut C,
-        frame: &[u8],
-        output: &'o mut [u8],
-    ) -> Result<&'o [u8], OutputTooSmall>;
+pub trait Answers<C: 'static>: Sized + sealed::Sealed {
+    /// [`Service::next_async`]: a `Server`'s is its `next` (one copy of the loop's
+    /// step, whichever loop drives it); an `AsyncServer`'s awaits each handler.
+    async fn next_send<'a, F: Framer + ?Sized>(
+        service: &'a mut Service<'_, C, F, Self>,
+        ctx: &'a mut C,
+    ) -> Option<FramedReply<'a>>;
 }
 
 mod sealed {
@@ -404,29 +402,20 @@ mod sealed {
 }
 
 impl<C> Answers<C> for Server<C> {
-    fn limits(&self) -> &Limits {
-        Server::limits(self)
-    }
-    async fn answer<'o>(
-        &self,
-        ctx: &mut C,
-        frame: &[u8],
-        output: &'o mut [u8],
-    ) -> Result<&'o [u8], OutputTooSmall> {
-        self.handle(ctx, frame, output)
+    async fn next_send<'a, F: Framer + ?Sized>(
+        service: &'a mut Service<'_, C, F, Self>,
+        ctx: &'a mut C,
+    ) -> Option<FramedReply<'a>> {
+        service.next(ctx)
     }
 }
 
 impl<C, T: AsyncMethods<C>> Answers<C> for AsyncServer<C, T> {
-    fn limits(&self) -> &Limits {
-        AsyncServer::limits(self)
-    }
-    async fn answer<'o>(
-        &self,
-        ctx: &mut C,
-        frame: &[u8],
-        output: &'o mut [u8],
-    ) -> Result<&'o [u8], OutputTooSmall> {
-        self.handle(ctx, frame, output).await
+    async fn next_send<'a, F: Framer + ?Sized>(
+        service: &'a mut Service<'_, C, F, Self>,
+        ctx: &'a mut C,
+    ) -> Option<FramedReply<'a>> {
+        let send = service.step_async(ctx).await?;
+        Some(service.framed(ctx, send))
     }
 }

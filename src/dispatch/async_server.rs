@@ -1,45 +1,6 @@
-//! Async dispatch: handlers that `.await` (an I2C read, a channel, a database), for
-//! the async serve loops. The twin of [`dispatch`](crate::dispatch): the same replies
-//! for the same calls, byte for byte (`tests/async_handlers.rs` pins the two to each
-//! other), with the rules both share written once there (`call_start`, `call_end`,
-//! `BatchState`, `Server::fail`).
-//!
-//! A table of async handlers is a type made by [`async_method_table!`](crate::async_method_table): the macro
-//! finds a method's row through the hash index of a [`MethodTable`] of its names (as
-//! the sync table does), then writes the code that calls each handler by its row (a
-//! chain of comparisons with constants, which the compiler turns into jump tables of
-//! 64 rows each), so there is no boxing and no allocation — the future of a call holds
-//! the future of the one handler it runs.
-//!
-//! ```
-//! use jsonrpc_slice::{async_method_table, AsyncServer, Params, ResultWriter, RpcError};
-//!
-//! struct Sensor { celsius_x100: i64 }
-//!
-//! /// Reads the sensor (here at once; on a board, an I2C transfer to await).
-//! async fn read<'p>(s: &mut Sensor, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
-//!     let value = async { s.celsius_x100 }.await;
-//!     Ok(out.decimal(value, 2)?)
-//! }
-//!
-//! async_method_table! {
-//!     /// The board's methods.
-//!     pub Board<Sensor> { "read" => read }
-//! }
-//!
-//! static SERVER: AsyncServer<Sensor, Board> = AsyncServer::new(Board);
-//!
-//! # fn block_on<F: core::future::Future>(f: F) -> F::Output {
-//! #     let mut f = core::pin::pin!(f);
-//! #     let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
-//! #     loop { if let core::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
-//! # }
-//! let mut sensor = Sensor { celsius_x100: 2150 };
-//! let mut out = [0u8; 64];
-//! let reply = block_on(SERVER.handle(&mut sensor, br#"{"jsonrpc":"2.0","method":"read","id":1}"#, &mut out))?;
-//! assert_eq!(reply, br#"{"jsonrpc":"2.0","result":21.50,"id":1}"#);
-//! # Ok::<(), jsonrpc_slice::OutputTooSmall>(())
-//! ```
+//! The async dispatch: [`AsyncServer`] and its table, [`AsyncMethods`] (made by
+//! [`async_method_table!`](crate::async_method_table)), the twin of `server.rs` and
+//! `table.rs`, the rules both share in `call.rs`.
 
 use core::marker::PhantomData;
 
@@ -154,7 +115,48 @@ macro_rules! async_method_table {
 
 /// A JSON-RPC 2.0 server whose handlers are async: the twin of [`Server`], with a
 /// table of [`AsyncMethods`]. Its [`handle`](Self::handle) is [`Server::handle`],
-/// awaited.
+/// awaited; a [`Service`](crate::service::Service) serves it over an async transport.
+///
+/// Its handlers `.await` (an I2C read, a channel, a database); its replies are the
+/// sync server's for the same calls, byte for byte (`tests/async_handlers.rs` pins
+/// the two to each other), the rules both share written once (`dispatch/call.rs`).
+///
+/// A table of async handlers is a type made by [`async_method_table!`](crate::async_method_table): the macro
+/// finds a method's row through the hash index of a [`MethodTable`] of its names (as
+/// the sync table does), then writes the code that calls each handler by its row (a
+/// chain of comparisons with constants, which the compiler turns into jump tables of
+/// 64 rows each), so there is no boxing and no allocation — the future of a call holds
+/// the future of the one handler it runs.
+///
+/// ```
+/// use jsonrpc_slice::{async_method_table, AsyncServer, Params, ResultWriter, RpcError};
+///
+/// struct Sensor { celsius_x100: i64 }
+///
+/// /// Reads the sensor (here at once; on a board, an I2C transfer to await).
+/// async fn read<'p>(s: &mut Sensor, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+///     let value = async { s.celsius_x100 }.await;
+///     Ok(out.decimal(value, 2)?)
+/// }
+///
+/// async_method_table! {
+///     /// The board's methods.
+///     pub Board<Sensor> { "read" => read }
+/// }
+///
+/// static SERVER: AsyncServer<Sensor, Board> = AsyncServer::new(Board);
+///
+/// # fn block_on<F: core::future::Future>(f: F) -> F::Output {
+/// #     let mut f = core::pin::pin!(f);
+/// #     let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
+/// #     loop { if let core::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+/// # }
+/// let mut sensor = Sensor { celsius_x100: 2150 };
+/// let mut out = [0u8; 64];
+/// let reply = block_on(SERVER.handle(&mut sensor, br#"{"jsonrpc":"2.0","method":"read","id":1}"#, &mut out))?;
+/// assert_eq!(reply, br#"{"jsonrpc":"2.0","result":21.50,"id":1}"#);
+/// # Ok::<(), jsonrpc_slice::OutputTooSmall>(())
+/// ```
 pub struct AsyncServer<C: 'static, T> {
     table: T,
     /// The limits, and the error replies (its own table is empty).

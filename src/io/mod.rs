@@ -125,7 +125,8 @@ where
     loop {
         // As in `run`: one flush for what one read brings.
         let mut written = false;
-        while let Some(reply) = service.next_async(ctx).await {
+        // `next_send` itself, not `next_async` around it: one future less a step.
+        while let Some(reply) = S::next_send(service, ctx).await {
             for piece in reply.pieces() {
                 io.write_all(piece).await.map_err(ServeError::Write)?;
             }
