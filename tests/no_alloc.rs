@@ -447,3 +447,54 @@ fn no_allocation_in_the_raw_accessors() {
         inputs.len()
     );
 }
+
+/// The subscription pattern allocates nothing: ids minted until the registry is full,
+/// a notification written for each, each id parsed back, unsubscribed, cleared.
+#[test]
+fn no_allocation_in_subscriptions() {
+    use jsonrpc_slice::subscription::{write_notification, Registry, SubscriptionId};
+    use jsonrpc_slice::RawJson;
+
+    the_counter_works();
+    let mut registry = Registry::<u8, 16>::new(42);
+    let mut buf = [0u8; 256];
+    let (found, n) = counting::counting(|| {
+        let mut found = 0;
+        for round in 0..100u64 {
+            while registry.subscribe((round % 3) as u8).is_ok() {}
+            let ids: [Option<SubscriptionId>; 16] = {
+                let mut ids = [None; 16];
+                for (slot, (id, _)) in ids.iter_mut().zip(registry.iter()) {
+                    *slot = Some(id);
+                }
+                ids
+            };
+            for id in ids.into_iter().flatten() {
+                let written =
+                    write_notification(&mut buf, "eth_subscription", id, |w| w.u64(round))
+                        .expect("fits");
+                let start = written
+                    .windows(3)
+                    .position(|w| w == b"\"0x")
+                    .expect("an id");
+                let end = start
+                    + 1
+                    + written[start + 1..]
+                        .iter()
+                        .position(|&b| b == b'"')
+                        .unwrap();
+                let value = RawJson::new(&written[start..=end]).expect("a string");
+                if SubscriptionId::parse(value) == Some(id) && registry.unsubscribe(id) {
+                    found += 1;
+                }
+            }
+            registry.clear();
+        }
+        found
+    });
+    assert_eq!(
+        found, 1600,
+        "every id written, parsed back and unsubscribed"
+    );
+    assert_eq!(n, 0, "the subscription pattern allocated");
+}
