@@ -10,10 +10,11 @@
 //! Each cfg and its variable are the same switch; the variable reaches this crate
 //! alone, so a build with it reuses the dependencies already built without it, where
 //! RUSTFLAGS rebuilds them all. Asking for both is an error. The code says
-//! `cfg(jsonrpc_slice_fast)` (and `scan::FAST_PATHS`), never the condition itself. See
-//! "The compact build" in `docs/DESIGN.md`. Within the fast build, on x86_64 with the
-//! `std` feature, `simd::widest` picks the walk's AVX2 copy at run time
-//! (`src/simd/build_fast.rs`).
+//! `cfg(jsonrpc_slice_fast)`, never the condition itself, and names it once per concern
+//! where it can (`#[cfg_attr(jsonrpc_slice_fast, path = "..._fast.rs")]`). See
+//! "The compact build" in `docs/DESIGN.md`. Nothing picks code by the CPU at run time
+//! but simdutf8 (with `std`): on x86_64, `-C target-cpu=x86-64-v3` gives the whole
+//! crate AVX2 and BMI.
 
 use std::env;
 

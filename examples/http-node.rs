@@ -1,4 +1,5 @@
-//! A tiny Ethereum-style node: JSON-RPC 2.0 over HTTP, on hyper 1 and tokio.
+//! A tiny Ethereum-style node: JSON-RPC 2.0 over HTTP and WebSocket, on hyper 1 and
+//! tokio.
 //!
 //! ```sh
 //! cargo run --release --example http-node -- --addr 127.0.0.1:8545 [--ipc /tmp/node.ipc]
@@ -13,20 +14,34 @@
 //! socket (the library's `io::tokio::ipc::IpcServer`, feature `ipc`), in both framings
 //! Ethereum clients speak there: JSON values back to back or one a line. Ctrl-C shuts
 //! both down gracefully.
+//!
+//! The HTTP address takes WebSocket upgrades too (`ws://ADDR`, feature `websocket`):
+//! the same methods, and `eth_subscribe("newHeads")` / `eth_unsubscribe`. Whenever
+//! `evm_mine` makes a block, over any transport, every `newHeads` subscriber is sent
+//! its header (an `eth_subscription` notification).
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use jsonrpc_slice::http::HttpServer;
+use jsonrpc_slice::http::{HttpServer, Session, Subscribers, WebSocket, WithSync};
 use jsonrpc_slice::io::tokio::ipc::{IpcListener, IpcServer};
-use jsonrpc_slice::service::concurrent::ConcurrentServer;
+use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer};
+use jsonrpc_slice::subscription::SubscriptionId;
 use jsonrpc_slice::{
-    method_table, MethodTable, OutputTooSmall, Params, RawJson, ResultWriter, RpcError, Server,
+    async_method_table, method_table, MethodTable, OutputTooSmall, Params, RawJson, ResultWriter,
+    RpcError, Server, WriteError,
 };
 
 /// The chain's head, shared by every connection: `evm_mine` advances it.
 static BLOCK: AtomicU64 = AtomicU64::new(0x10);
+
+/// Every WebSocket connection's `newHeads` subscriptions (16 at most per connection).
+static HEADS: Subscribers<NewHeads> = Subscribers::new();
+
+/// The one kind of subscription this node has.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct NewHeads;
 
 /// What the handlers see.
 #[derive(Clone)]
@@ -54,8 +69,74 @@ fn block_number<'p>(node: &mut Node, _: Params<'p>, out: &mut ResultWriter<'_>) 
 }
 
 fn mine<'p>(node: &mut Node, _: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
-    node.block.fetch_add(1, Ordering::Relaxed);
+    let n = node.block.fetch_add(1, Ordering::Relaxed) + 1;
+    HEADS.notify(&NewHeads, "eth_subscription", |out| header(out, n));
     Ok(out.str("0x0")?)
+}
+
+/// Block `n`'s header, as `newHeads` sends it (a chain of empty blocks).
+fn header(out: &mut ResultWriter<'_>, n: u64) -> Result<(), WriteError> {
+    let zeros = "0x0000000000000000000000000000000000000000000000000000000000000000";
+    let hash = |out: &mut ResultWriter<'_>, n: u64| out.display(format_args!("0x{n:064x}"));
+    out.begin_object()?;
+    out.key("number")?;
+    out.display(format_args!("{n:#x}"))?;
+    out.key("hash")?;
+    hash(out, n)?;
+    out.key("parentHash")?;
+    hash(out, n - 1)?;
+    for key in ["stateRoot", "transactionsRoot", "receiptsRoot", "mixHash"] {
+        out.key(key)?;
+        out.str(zeros)?;
+    }
+    out.key("sha3Uncles")?;
+    out.str("0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347")?;
+    out.key("miner")?;
+    out.str("0x0000000000000000000000000000000000000000")?;
+    out.key("logsBloom")?;
+    out.display(format_args!("0x{:0>512}", ""))?;
+    for (key, value) in [
+        ("difficulty", "0x0"),
+        ("gasLimit", "0x1c9c380"),
+        ("gasUsed", "0x0"),
+    ] {
+        out.key(key)?;
+        out.str(value)?;
+    }
+    out.key("timestamp")?;
+    out.display(format_args!("{:#x}", 1_700_000_000 + 12 * n))?;
+    for (key, value) in [("extraData", "0x"), ("nonce", "0x0000000000000000")] {
+        out.key(key)?;
+        out.str(value)?;
+    }
+    out.key("baseFeePerGas")?;
+    out.str("0x7")?;
+    out.end()
+}
+
+/// A WebSocket call's context: the node, and the connection's subscriptions.
+type Ws<'c> = Call<'c, Session<Node, NewHeads>>;
+
+/// `["newHeads"]`: the new subscription's id.
+async fn subscribe<'p>(call: &mut Ws<'_>, p: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
+    let mut buf = [0u8; 8];
+    let kind = p.nth(0).and_then(|k| k.as_str()?.unescape_into(&mut buf));
+    if kind != Some("newHeads") || p.nth(1).is_some() {
+        return Err(RpcError::new(-32602, "only newHeads subscriptions"));
+    }
+    match call.state().subscribe(NewHeads) {
+        Ok(id) => Ok(id.write(out)?),
+        Err(_full) => Err(RpcError::new(-32005, "too many subscriptions")),
+    }
+}
+
+/// `[id]`: `true` if the subscription was open on this connection.
+async fn unsubscribe<'p>(call: &mut Ws<'_>, p: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
+    let id = p.nth(0).and_then(SubscriptionId::parse);
+    let Some(id) = id.filter(|_| p.nth(1).is_none()) else {
+        return Err(RpcError::new(-32602, "expected [subscription id]"));
+    };
+    Ok(out.bool(call.state().unsubscribe(id))?)
 }
 
 fn gas_price<'p>(_: &mut Node, _: Params<'p>, out: &mut ResultWriter<'_>) -> Rpc<'p> {
@@ -116,6 +197,15 @@ static SERVER: Server<Node> = Server::new(METHODS);
 /// The same methods on the Unix socket, several calls of a connection in flight.
 static IPC: ConcurrentServer<MethodTable<Node>> = ConcurrentServer::new(METHODS);
 
+async_method_table! { Subscriptions<'c, Ws<'c>> {
+    "eth_subscribe" => subscribe,
+    "eth_unsubscribe" => unsubscribe,
+} }
+
+/// The WebSocket methods: the subscriptions, then every method of `METHODS`.
+static WS: ConcurrentServer<WithSync<Subscriptions, Node>> =
+    ConcurrentServer::new(WithSync::new(Subscriptions, &METHODS));
+
 /// The codec's part of a request: the reply to a message (empty when none is due).
 pub fn answer<'o>(message: &[u8], reply: &'o mut [u8]) -> Result<&'o [u8], OutputTooSmall> {
     SERVER.handle(&mut node(), message, reply)
@@ -126,9 +216,15 @@ fn node() -> Node {
     Node { block: &BLOCK }
 }
 
-/// The HTTP server of this node (its defaults: see `http::Settings`).
+/// The WebSocket side of this node (its defaults: see `http::websocket::Settings`).
+pub fn websocket() -> WebSocket {
+    WebSocket::new(&WS, &HEADS, node())
+}
+
+/// The HTTP server of this node, WebSocket on the same address (its defaults: see
+/// `http::Settings`).
 pub fn http() -> HttpServer<Node> {
-    HttpServer::new(&SERVER, node)
+    HttpServer::new(&SERVER, node).with_websocket(websocket())
 }
 
 /// The IPC server of this node (its defaults: see `io::tokio::ipc::Settings`).

@@ -96,14 +96,14 @@
 //!   and every decided case of `DESIGN.md` is a test row.
 //! - **`unsafe` in one place only**: the crate is `#![deny(unsafe_code)]`, allowed
 //!   only in the SIMD bodies of the inner byte loops (SSE2 on x86_64, NEON on
-//!   aarch64; the compact build has none) and in the run-time dispatch to the scanner's
-//!   AVX2 copy (x86_64 with `std`), where each block argues its soundness in a
+//!   aarch64; the compact build has none), where each block argues its soundness in a
 //!   `SAFETY` comment, the loads stay inside the slice, and the tests (under Miri in
 //!   CI) and a fuzz target pin every body to the scalar one.
 //!
 //! # Crate features
 //!
-//! None are on by default, and the core needs none.
+//! One is on by default, `ryu`; with `default-features = false` the core needs none
+//! and depends on `core` alone.
 //!
 //! (Items behind a feature are named here without a link, so that these docs build
 //! with no feature on; on docs.rs, which builds them all, each such item is marked
@@ -123,6 +123,9 @@
 //!   (heapless 0.9 needs Rust 1.88).
 //! - `defmt`: `defmt::Format` for the public error and message types, raw JSON
 //!   printed with the `{=[u8]:a}` hint (firmware logging).
+//! - `ryu` (default): floats (`ResultWriter::f64`, `f32`, typed results) from `ryu`'s
+//!   shortest digits, the same text as from `core`'s `{:e}` without it, in less flash
+//!   and fewer instructions (see [`ResultWriter::f64`]).
 //!
 //! # Non-goals
 //!
@@ -167,6 +170,7 @@ pub mod scan;
 pub mod serde;
 pub mod service;
 mod simd;
+pub mod subscription;
 /// The SIMD bodies, for the `simd` fuzz target only (`--cfg fuzzing`).
 #[cfg(fuzzing)]
 #[doc(hidden)]

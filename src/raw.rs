@@ -11,7 +11,7 @@
 
 use core::fmt;
 
-use crate::scan::{self, ScanError, FAST_PATHS};
+use crate::scan::{self, ScanError};
 
 /// The kind of a JSON value, read from its first byte.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -198,20 +198,15 @@ impl fmt::Display for RawJson<'_> {
 #[derive(Clone)]
 pub(crate) struct Cursor<'a> {
     b: &'a [u8],
-    /// Offset of the next item, or `b.len()` when done.
-    i: usize,
+    /// Offset of the next item, or `b.len()` when done (the compact build's batch
+    /// reader keeps it between elements).
+    pub(crate) i: usize,
 }
 
 impl<'a> Cursor<'a> {
     /// A cursor whose next item starts at `i` (`b.len()`: none).
     pub(crate) fn at(b: &'a [u8], i: usize) -> Self {
         Cursor { b, i }
-    }
-
-    /// Where the next item starts (`b.len()` once there is none).
-    #[cfg(not(jsonrpc_slice_fast))]
-    pub(crate) fn position(&self) -> usize {
-        self.i
     }
 
     fn open(b: &'a [u8], opener: u8) -> Self {
@@ -242,7 +237,7 @@ impl<'a> Cursor<'a> {
     fn take_i64(&mut self) -> Option<Result<i64, RawJson<'a>>> {
         let (b, start) = (self.b, self.i);
         let Some((value, end)) =
-            integer_at(b, start).filter(|&(_, end)| !fraction_or_exponent_at(b, end))
+            integer_at(b, start).filter(|&(_, end)| !scan::fraction_or_exponent_at(b, end))
         else {
             let (taken, next) = take_other_as_i64(b, start);
             self.i = next;
@@ -282,20 +277,17 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// The offset just past the value starting at `i` in already-scanned JSON. Iterative:
-/// on the fast build, containers are skipped by counting brackets outside strings, a
-/// word at a time; the compact build runs the validator's rules (see
-/// [`skip_by_validating`]).
-/// On bytes that are not valid JSON it still ends (at or before `b.len()`) without
-/// panicking.
+/// The offset just past the value starting at `i` in already-scanned JSON, by the
+/// build's trusted skip (`scan::skip_trusted`: on the fast build brackets counted
+/// outside strings, a word at a time; on the compact build the validator's rules).
+/// Iterative. On bytes that are not valid JSON it still ends (at or before `b.len()`)
+/// without panicking.
 #[inline]
 pub(crate) fn skip_trusted(b: &[u8], i: usize) -> usize {
     let end = if i >= b.len() {
         b.len()
-    } else if !FAST_PATHS {
-        skip_by_validating(b, i)
     } else {
-        scan::skip_value_trusted(b, i)
+        scan::skip_trusted(b, i)
     };
     #[cfg(test)]
     SKIPPED.with(|n| n.set(n.get() + end.saturating_sub(i)));
@@ -315,37 +307,6 @@ std::thread_local! {
 fn skip_item(b: &[u8], i: usize, sep: u8) -> (usize, usize) {
     let end = skip_trusted(b, i);
     (end, scan::after_separator(b, end, sep))
-}
-
-/// [`skip_trusted`] in the compact build: the validator's own rules, so the trusted
-/// skips (about 0.4 KiB of flash on a Cortex-M) are not linked. A string is read by
-/// the string rule (`scan::string`), an integer by its run of digits, and anything
-/// else (a container, a literal, a number with a fraction or an exponent) by the
-/// validator, with no limit on depth but its own: only containers fill its bit stack
-/// (128 bytes, cleared at each start), and most skips are of keys and
-/// short values. On valid JSON it ends where the validator ends (a unit test pins the
-/// two); on anything else, at or before the end of `b`.
-fn skip_by_validating(b: &[u8], i: usize) -> usize {
-    match scan::byte_at(b, i) {
-        b'"' => return scan::string(b, i).unwrap_or(b.len()),
-        // An integer: its digits; a fraction or an exponent goes to the validator.
-        b'-' | b'0'..=b'9' => {
-            let end = scan::digits(b, i + 1);
-            if !fraction_or_exponent_at(b, end) {
-                return end;
-            }
-        }
-        _ => {}
-    }
-    scan::value(b, i, scan::MAX_DEPTH_LIMIT).unwrap_or(b.len())
-}
-
-/// Whether a fraction or an exponent goes on from `i`, where a number's digits end in
-/// validated JSON (the byte there tells: `.`, `e` or `E`), so that the number is not an
-/// integer lexeme. For [`skip_by_validating`] and [`Cursor::take_i64`].
-#[inline(always)]
-fn fraction_or_exponent_at(b: &[u8], i: usize) -> bool {
-    matches!(scan::byte_at(b, i), b'.' | b'e' | b'E')
 }
 
 /// [`Cursor::take_i64`] of anything but an integer lexeme, at `i` in `b`: what it
@@ -483,7 +444,7 @@ impl<'a> RawStr<'a> {
 
     /// `true` if the string holds a backslash escape.
     pub fn has_escapes(&self) -> bool {
-        if FAST_PATHS {
+        if cfg!(jsonrpc_slice_fast) {
             self.raw.contains(&b'\\')
         } else {
             // A loop, not `contains`: `contains` calls `memchr`, 132 bytes of flash
@@ -514,7 +475,7 @@ impl<'a> RawStr<'a> {
 
     /// `true` if the decoded string equals `s`.
     pub fn eq_str(&self, s: &str) -> bool {
-        if !FAST_PATHS {
+        if !cfg!(jsonrpc_slice_fast) {
             return self.eq_decoded(s);
         }
         if !self.has_escapes() {
@@ -640,25 +601,25 @@ impl Iterator for Unescaped<'_> {
     type Item = u8;
 
     fn next(&mut self) -> Option<u8> {
-        if self.at < self.len {
-            self.at += 1;
-            return Some(utf8_byte(self.code, self.len, self.at - 1));
+        if self.at >= self.len {
+            let c = *self.raw.get(self.i)?;
+            if c != b'\\' {
+                self.i += 1;
+                return Some(c);
+            }
+            // A `RawStr` is valid JSON: a broken escape is not possible, and ends it.
+            let Ok((code, end)) = scan::escape_at(self.raw, self.i) else {
+                self.i = self.raw.len();
+                return None;
+            };
+            self.i = end;
+            self.code = code;
+            self.len = utf8_len(code);
+            self.at = 0;
         }
-        let c = *self.raw.get(self.i)?;
-        if c != b'\\' {
-            self.i += 1;
-            return Some(c);
-        }
-        // A `RawStr` is valid JSON: a broken escape is not possible, and ends it.
-        let Ok((code, end)) = scan::escape_at(self.raw, self.i) else {
-            self.i = self.raw.len();
-            return None;
-        };
-        self.i = end;
-        self.code = code;
-        self.len = utf8_len(code);
-        self.at = 1;
-        Some(utf8_byte(code, self.len, 0))
+        // The escape's UTF-8 form, a byte at a time (one copy of the code, flash).
+        self.at += 1;
+        Some(utf8_byte(self.code, self.len, self.at - 1))
     }
 }
 
@@ -802,12 +763,12 @@ mod tests {
     }
 
     #[test]
-    fn skips_by_validating_end_where_the_validator_ends() {
+    fn trusted_skips_end_where_the_validator_ends() {
         // Every value (or key) of every input, where it starts (after `[`, `{`, `,`,
         // `:` or at the start, no string of these inputs holding one; an empty
-        // container's closer is none): the compact
-        // build's trusted skip (strings by the string rule, integers by their digits,
-        // the rest by the validator) ends where the validator ends.
+        // container's closer is none): the build's trusted skip (the compact build's:
+        // strings by the string rule, integers by their digits, the rest by the
+        // validator) ends where the validator ends.
         let inputs: [&[u8]; 8] = [
             br#"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#,
             br#"[-0, 0, 7, -12, 3.25, -0.5e-3, 1E+9, 2e7, 10.0e1, 123456789012345678901234]"#,
@@ -829,7 +790,7 @@ mod tests {
                 let end = scan::value(b, i, scan::MAX_DEPTH_LIMIT).unwrap();
                 checked += 1;
                 assert_eq!(
-                    skip_by_validating(b, i),
+                    scan::skip_trusted(b, i),
                     end,
                     "{} from {i}",
                     core::str::from_utf8(b).unwrap()

@@ -14,6 +14,7 @@
 //! | a peer that does not read its replies is closed after the write limit | `a_peer_that_does_not_read_is_closed` |
 //! | shutdown: idle connections closed, a call in flight answered, file removed | `shutdown_is_graceful` |
 //! | a stale socket file replaced, a live one or another file refused | `the_socket_file_is_replaced_only_when_stale` |
+//! | a `MethodTable` of blocking handlers served as the concurrent service's table | `a_table_of_blocking_handlers_is_served` |
 
 #![cfg(unix)]
 
@@ -446,4 +447,41 @@ async fn the_socket_file_is_replaced_only_when_stale() {
     assert_eq!(refused.kind(), std::io::ErrorKind::AlreadyExists);
     assert_eq!(std::fs::read(&path).unwrap(), b"keep me");
     std::fs::remove_file(&path).unwrap();
+}
+
+#[tokio::test]
+async fn a_table_of_blocking_handlers_is_served() {
+    use jsonrpc_slice::{demo, MethodTable};
+    static DEMO: ConcurrentServer<MethodTable<()>> = ConcurrentServer::new(demo::TABLE);
+    let path = socket("blocking");
+    let listener = IpcListener::bind(&path).unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let served = IpcServer::new(&DEMO, || ()).serve_until(listener, async {
+        let _ = stopped.await;
+    });
+    let client = async {
+        let mut c = Client::connect(&path).await;
+        c.send(concat!(
+            r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#,
+            r#"{"jsonrpc":"2.0","method":"nope","id":2}"#,
+            r#"{"jsonrpc":"2.0","method":"notify_hello","params":[7]}"#,
+            r#"{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":3}"#,
+        ))
+        .await;
+        let lines = c.lines(3).await;
+        let _ = stop.send(());
+        lines
+    };
+    let (served, lines) = tokio::time::timeout(LIMIT * 3, async { tokio::join!(served, client) })
+        .await
+        .expect("bounded");
+    served.unwrap();
+    assert_eq!(
+        lines,
+        [
+            r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":2}"#,
+            r#"{"jsonrpc":"2.0","result":19,"id":1}"#,
+            r#"{"jsonrpc":"2.0","result":7,"id":3}"#,
+        ]
+    );
 }

@@ -6,6 +6,7 @@
 //! | a call's span: method, id, outcome, duration; closed; the handler's log inside it | `a_call_is_a_span_and_its_handler_logs_inside_it` |
 //! | an error carries the span's trace id in `error.data` | `an_error_carries_the_trace_id_of_its_span` |
 //! | a notification, a refused method, a batch: one span each, each closed | `every_call_of_a_batch_is_a_span` |
+//! | over IPC, async calls interleaved in the concurrent service: each closes its own span | `interleaved_calls_each_close_their_own_span` |
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -234,4 +235,121 @@ fn every_call_of_a_batch_is_a_span() {
     assert_eq!(events.len(), 2);
     assert_eq!(events[0].span, Some(calls[0].0));
     assert_eq!(events[1].span, Some(calls[1].0));
+}
+
+/// Async handlers that wait, on the IPC server: calls in flight at once, each told
+/// to the hook with its own key.
+#[cfg(unix)]
+mod interleaved {
+    use std::cell::Cell;
+    use std::time::Duration;
+
+    use jsonrpc_slice::io::tokio::ipc::{IpcListener, IpcServer};
+    use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer};
+    use jsonrpc_slice::{async_method_table, Params, ResultWriter, RpcError};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use tokio::net::UnixStream;
+
+    use super::{field, Recorder, Rpc};
+
+    /// A gate the `wait` calls wait at until `open`: per connection, one task.
+    #[derive(Default)]
+    pub struct Gate {
+        open: Cell<bool>,
+        opened: tokio::sync::Notify,
+    }
+
+    /// Waits at the gate; then a result, or with params an error (so that two calls
+    /// that end alike cannot hide a span closed for the other).
+    async fn wait<'p>(
+        call: &mut Call<'_, Gate>,
+        p: Params<'p>,
+        out: &mut ResultWriter<'_>,
+    ) -> Rpc<'p> {
+        let gate = call.state();
+        while !gate.open.get() {
+            gate.opened.notified().await;
+        }
+        match p.nth(0) {
+            Some(_) => Err(RpcError::new(-32011, "waited in vain")),
+            None => Ok(out.str("waited")?),
+        }
+    }
+
+    async fn open<'p>(
+        call: &mut Call<'_, Gate>,
+        _: Params<'p>,
+        _: &mut ResultWriter<'_>,
+    ) -> Rpc<'p> {
+        call.state().open.set(true);
+        call.state().opened.notify_waiters();
+        Err(RpcError::new(-32010, "opened"))
+    }
+
+    async_method_table! { Methods<'c, Call<'c, Gate>> { "wait" => wait, "open" => open } }
+    static SERVER: ConcurrentServer<Methods> =
+        ConcurrentServer::new(Methods).with_hook(jsonrpc_slice::tracing::HOOK);
+
+    #[test]
+    fn interleaved_calls_each_close_their_own_span() {
+        let recorder = Recorder::default();
+        let path = std::env::temp_dir().join(format!("jrs-tracing-{}.sock", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let _default = tracing::subscriber::set_default(recorder.clone());
+        let replies = runtime.block_on(async {
+            let listener = IpcListener::bind(&path).unwrap();
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let server = IpcServer::new(&SERVER, Gate::default).serve_until(listener, async {
+                let _ = stopped.await;
+            });
+            let client = async {
+                let mut c = BufReader::new(UnixStream::connect(&path).await.unwrap());
+                let calls = concat!(
+                    r#"{"jsonrpc":"2.0","method":"wait","id":1}"#,
+                    r#"{"jsonrpc":"2.0","method":"wait","params":[0],"id":2}"#,
+                    r#"{"jsonrpc":"2.0","method":"open","id":3}"#,
+                );
+                c.get_mut().write_all(calls.as_bytes()).await.unwrap();
+                let mut replies = Vec::new();
+                for _ in 0..3 {
+                    let mut line = String::new();
+                    let read =
+                        tokio::time::timeout(Duration::from_secs(10), c.read_line(&mut line));
+                    read.await.expect("a reply within the limit").unwrap();
+                    replies.push(line);
+                }
+                let _ = stop.send(());
+                replies
+            };
+            let (served, replies) = tokio::join!(server, client);
+            served.unwrap();
+            replies
+        });
+        assert_eq!(replies.len(), 3, "{replies:?}");
+        let mut seen: Vec<_> = recorder
+            .calls()
+            .iter()
+            .map(|(_, s)| {
+                (
+                    field(s, "rpc.jsonrpc.request_id").unwrap().to_string(),
+                    field(s, "rpc.outcome").unwrap().to_string(),
+                    field(s, "rpc.jsonrpc.error_code").map(str::to_string),
+                    s.closed,
+                )
+            })
+            .collect();
+        seen.sort();
+        assert_eq!(
+            seen,
+            [
+                ("1".into(), "result".into(), None, true),
+                ("2".into(), "error".into(), Some("-32011".to_string()), true),
+                ("3".into(), "error".into(), Some("-32010".to_string()), true),
+            ]
+        );
+    }
 }

@@ -10,8 +10,7 @@
 #              same instruction counter, same ready line, a byte echo
 #              instead of JSON-RPC)                                     <=  8 KiB
 #              (microbit: 8.5 KiB, the Cortex-M0 allowance the issue grants, see
-#              README "Budgets"; sifive_e: 8.5 KiB, an allowance the issue does NOT
-#              grant: the row says so)
+#              README "Budgets")
 # static RAM   .data + .bss (both 1 KiB buffers included)               <=  4 KiB
 # stack peak   `stats` after qemu-test.sh's transcript (FILE: the
 #              `stats` result qemu-test.sh saved)                       <=  1 KiB
@@ -48,9 +47,6 @@ case "$BOARD" in
     microbit)
         CODEC_MAX=$((8 * 1024 + 512))
         CODEC_NOTE="Cortex-M0 allowance (issue: 8 KiB + a stated allowance for the M0)" ;;
-    sifive_e)
-        CODEC_MAX=$((8 * 1024 + 512))
-        CODEC_NOTE="RISC-V allowance, NOT granted by the issue (its budget: 8 KiB)" ;;
 esac
 RAM_MAX=$((4 * 1024))
 STACK_MAX=1024

@@ -2,8 +2,8 @@
 # What each feature of jsonrpc-slice costs in flash, on thumbv7em-none-eabihf and
 # thumbv6m-none-eabi: builds src/main.rs once per row (opt-level "s", LTO,
 # panic=abort) and prints a Markdown table of text bytes (code and read-only data)
-# and each row's cost against the row it adds to. The table in this folder's
-# README.md is its output.
+# and each row's cost against the row it adds to. The table in the
+# repository's README.md ("What each feature costs in flash") is its output.
 #
 #   bash examples/flash-costs/flash-costs.sh
 set -euo pipefail
@@ -28,9 +28,10 @@ ROWS=(
     "typed params: one struct of two integers, error as Reason::message|typed|baseline"
     "its error naming the field, through core::fmt (Display)|typed-fmt|typed"
     "its error naming the field, DecodeError::message_into (no core::fmt)|typed-into|typed"
-    "floats: ResultWriter::f64|float|baseline"
-    "floats: ResultWriter::f64 with the ryu feature|float-ryu|baseline"
+    "floats: ResultWriter::f64 (the default: the ryu feature's digits)|float-ryu|baseline"
+    "floats: ResultWriter::f64 without the ryu feature (core's digits)|float|baseline"
     "the blocking serve loop (Service, newline framing), one sync method|service|baseline"
+    "an Outbox in that loop, the method queuing one notification|outbox|the blocking serve loop"
     "the concurrent service, N = 1 slot, the same method async|concurrent-1|the blocking serve loop"
     "the concurrent service, N = 4 slots|concurrent-4|the blocking serve loop"
     "the concurrent service, N = 8 slots|concurrent-8|the blocking serve loop"

@@ -10,9 +10,8 @@
 //! oracle of `tests/common/naive_scan.rs`. Also `envelope::parse` and `parse_response`
 //! (which read through the envelope's quick reader) against a reference reader
 //! (`envelope::fuzzing::quick_reader_agrees`, the unit tests' check), at three nesting
-//! limits. And every copy of the walk against the general one (the word walk inline,
-//! its copy for the build's target, and the AVX2 copy where the CPU has it: the crate
-//! is built with `std` here, which enables that copy on x86_64).
+//! limits. And every other walk of the build against the general one (on the fast
+//! build the word walk inline and out of line).
 #![no_main]
 
 use jsonrpc_slice::scan::{validate, value_end, ScanError, ScanErrorKind};

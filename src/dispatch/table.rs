@@ -9,7 +9,6 @@ use super::index::{
 use crate::error::RpcError;
 use crate::params::Params;
 use crate::raw::RawStr;
-use crate::scan::FAST_PATHS;
 use crate::write::ResultWriter;
 
 /// A method handler: gets the context, the params, and a writer for its result.
@@ -276,7 +275,7 @@ impl<C> MethodTable<C> {
     // registers saved once instead of twice.
     #[inline(always)]
     fn lookup(&self, name: RawStr<'_>) -> Option<(usize, &'static Method<C>)> {
-        if !FAST_PATHS {
+        if !cfg!(jsonrpc_slice_fast) {
             return self.scan(name);
         }
         // Names as sent, byte for byte: the usual case. (A name with an escape cannot

@@ -5,7 +5,6 @@
 
 use super::{VERSION, VERSION_LEXEME};
 use crate::raw::{RawJson, RawStr};
-use crate::scan::FAST_PATHS;
 
 /// The envelope members of one object, as found.
 #[derive(Default)]
@@ -99,7 +98,7 @@ impl<'a> Slots<'a> {
     pub(super) fn version_ok(&self) -> bool {
         match self.get(Member::Jsonrpc) {
             // As most senders write it (the fast build only: flash).
-            Some(v) if FAST_PATHS && v.as_bytes() == VERSION_LEXEME => true,
+            Some(v) if cfg!(jsonrpc_slice_fast) && v.as_bytes() == VERSION_LEXEME => true,
             Some(v) => v.as_str().is_some_and(|v| v.eq_str(VERSION)),
             None => false,
         }

@@ -1,7 +1,7 @@
 //! The compact build's reader of a message (for flash): the validator reads all of it,
 //! then an object's members are read as any object's are ([`RawJson::members`]), and
 //! a batch's elements as any array's, with the trusted skipper (the validator's own
-//! rules, `raw::skip_by_validating`). The unit tests pin it to the reference reader
+//! rules, `scan::build_compact.rs`'s `skip_trusted`). The unit tests pin it to the reference reader
 //! (`fuzzing.rs`), as they pin the fast build's.
 
 use super::members::{member_decoded, Slots, NAMES};
@@ -117,7 +117,7 @@ impl<'a> Elements<'a> {
         }
         let mut cursor = Cursor::at(self.batch, self.pos);
         let element = cursor.take_value()?;
-        self.pos = cursor.position();
+        self.pos = cursor.i;
         Some(element)
     }
 }

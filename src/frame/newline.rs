@@ -10,7 +10,6 @@
 //! so the codec's replies, which are compact, never hold one either.
 
 pub use super::{EndOfInput, FeedResult};
-use crate::scan::FAST_PATHS;
 
 /// How a line ended (see `LineAccumulator::end_line`).
 enum LineEnd {
@@ -107,7 +106,7 @@ impl<const N: usize> LineAccumulator<N> {
     /// Feeds bytes in; stops at the first complete line (or oversized line) and
     /// returns it with the input not yet taken.
     pub fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {
-        if !FAST_PATHS {
+        if !cfg!(jsonrpc_slice_fast) {
             return self.feed_bytewise(input);
         }
         let mut input = input;
@@ -195,16 +194,13 @@ impl<const N: usize> LineAccumulator<N> {
             self.overflowed = false;
             return LineEnd::Oversized;
         }
-        let len = match self.buf.get(..len) {
-            Some([.., b'\r']) => len - 1,
-            _ => len,
-        };
         let line = self.buf.get(..len).unwrap_or(&[]);
         if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             // Empty or blank: skipped, no answer.
             return LineEnd::Blank;
         }
-        LineEnd::Frame(len)
+        // Not blank, so not empty: a trailing `\r` (of `\r\n`) is not part of it.
+        LineEnd::Frame(len - usize::from(line.last() == Some(&b'\r')))
     }
 
     /// Appends a piece of the current line (`complete`: its newline follows). A

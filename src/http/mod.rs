@@ -34,8 +34,20 @@
 //! the concurrent service ([`HttpServer::concurrent`]): a batch's calls in flight at
 //! once, each in a slot of its own, so a slow call does not hold up the others
 //! (`concurrent.rs` says how).
+//!
+//! With the `websocket` feature, [`HttpServer::with_websocket`] takes WebSocket
+//! upgrades on the same address, with subscriptions ([`websocket`]).
 
 mod concurrent;
+#[cfg(feature = "websocket")]
+mod pubsub;
 mod server;
+#[cfg(feature = "websocket")]
+#[cfg_attr(docsrs, doc(cfg(feature = "websocket")))]
+pub mod websocket;
 
+#[cfg(feature = "websocket")]
+pub use pubsub::{Session, Subscribers, WithSync, CLOSE_NOT_READING};
 pub use server::{HttpServer, Settings};
+#[cfg(feature = "websocket")]
+pub use websocket::WebSocket;

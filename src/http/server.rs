@@ -90,6 +90,8 @@ pub struct HttpServer<C: 'static> {
     server: Methods<C>,
     context: Arc<dyn Fn() -> C + Send + Sync>,
     settings: Settings,
+    #[cfg(feature = "websocket")]
+    websocket: Option<super::websocket::WebSocket>,
 }
 
 impl<C: 'static> core::fmt::Debug for HttpServer<C> {
@@ -114,6 +116,8 @@ where
             server: Methods::Blocking(server),
             context: Arc::new(context),
             settings: Settings::default(),
+            #[cfg(feature = "websocket")]
+            websocket: None,
         }
     }
 
@@ -153,7 +157,18 @@ where
             server: Methods::Concurrent(Arc::new(Slotted::<T, N>::new(server))),
             context: Arc::new(state),
             settings: Settings::default(),
+            #[cfg(feature = "websocket")]
+            websocket: None,
         }
+    }
+
+    /// The same server, taking WebSocket upgrades on its address (see
+    /// [`websocket`](super::websocket)).
+    #[cfg(feature = "websocket")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "websocket")))]
+    pub fn with_websocket(mut self, websocket: super::websocket::WebSocket) -> Self {
+        self.websocket = Some(websocket);
+        self
     }
 
     /// The same server with other bounds.
@@ -193,6 +208,8 @@ where
             epoch: Instant::now(),
             next_id: AtomicU64::new(0),
             settings,
+            #[cfg(feature = "websocket")]
+            websocket: self.websocket.map(super::websocket::WebSocket::start),
         });
         let mut tasks = JoinSet::new();
         let mut shutdown = pin!(shutdown);
@@ -281,6 +298,8 @@ struct Shared<C: 'static> {
     /// The origin of `Conn::idle_since`.
     epoch: Instant,
     next_id: AtomicU64,
+    #[cfg(feature = "websocket")]
+    websocket: Option<super::websocket::Running>,
 }
 
 /// One open connection, as the accept loop sees it.
@@ -294,6 +313,9 @@ struct Conn {
     /// Asked to close (once).
     closing: AtomicBool,
     close: Notify,
+    /// The upgrade a `101` answered, taken by the connection once hyper lets it go.
+    #[cfg(feature = "websocket")]
+    upgrade: Mutex<Option<hyper::upgrade::OnUpgrade>>,
 }
 
 impl Conn {
@@ -345,6 +367,8 @@ impl<C: 'static> Shared<C> {
             idle_since: AtomicU64::new(self.now()),
             closing: AtomicBool::new(false),
             close: Notify::new(),
+            #[cfg(feature = "websocket")]
+            upgrade: Mutex::new(None),
         });
         lock(&self.conns).push(conn.clone());
         conn
@@ -388,7 +412,9 @@ where
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(settings.header_timeout);
-    let mut http = pin!(builder.serve_connection(TokioIo::new(stream), service));
+    let mut http = pin!(builder
+        .serve_connection(TokioIo::new(stream), service)
+        .with_upgrades());
     let idle = settings.idle_timeout;
     let mut closing = false;
     loop {
@@ -412,6 +438,19 @@ where
             }
             () = tokio::time::sleep(wait), if !closing => {}
         }
+    }
+    #[cfg(feature = "websocket")]
+    let upgrade = lock(&conn.upgrade).take();
+    #[cfg(feature = "websocket")]
+    if let (Some(websocket), Some(upgrade)) = (&shared.websocket, upgrade) {
+        // Busy while it is open: never closed to make room for a new client.
+        let _open = InFlight::new(&shared, &conn);
+        let close = async {
+            if !conn.closing.load(Ordering::Acquire) {
+                conn.close.notified().await;
+            }
+        };
+        websocket.run(upgrade, close).await;
     }
     shared.closed(&conn);
 }
@@ -449,6 +488,11 @@ async fn request<C: 'static>(
 where
     Server<C>: Sync,
 {
+    #[cfg(feature = "websocket")]
+    let req = match upgrade(&shared, &conn, req) {
+        Ok(response) => return Ok(response),
+        Err(req) => req,
+    };
     let _in_flight = InFlight::new(&shared, &conn);
     let limit = shared.settings.request_timeout;
     match tokio::time::timeout(limit, answer(&shared, req)).await {
@@ -459,6 +503,35 @@ where
             None,
         )),
     }
+}
+
+/// A WebSocket upgrade's answer (`101`, or `400` for a malformed one), or the request
+/// back when it is not one (or the server takes no WebSocket).
+#[cfg(feature = "websocket")]
+#[allow(clippy::result_large_err)]
+fn upgrade<C: 'static>(
+    shared: &Shared<C>,
+    conn: &Conn,
+    mut req: Request<Incoming>,
+) -> Result<Response<Reply>, Request<Incoming>> {
+    use super::websocket;
+    if shared.websocket.is_none() || !websocket::is_upgrade(req.method(), req.headers()) {
+        return Err(req);
+    }
+    let Some(accept) = websocket::accept(req.headers()) else {
+        return Ok(respond(HeaderMap::new(), StatusCode::BAD_REQUEST, None));
+    };
+    *lock(&conn.upgrade) = Some(hyper::upgrade::on(&mut req));
+    let mut response = Response::new(Reply(None));
+    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let headers = response.headers_mut();
+    headers.insert(CONNECTION, HeaderValue::from_static("upgrade"));
+    headers.insert(
+        hyper::header::UPGRADE,
+        HeaderValue::from_static("websocket"),
+    );
+    headers.insert(hyper::header::SEC_WEBSOCKET_ACCEPT, accept);
+    Ok(response)
 }
 
 /// The rules of the module docs, then the message through the codec.

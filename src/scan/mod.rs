@@ -30,24 +30,21 @@
 
 mod error;
 mod number;
-mod skip;
 mod string;
 mod value;
+// What each build reads with, in one file each: the build switch named here alone. The
+// fast build's word walk, string blocks and trusted skipper are declared there.
+#[cfg_attr(jsonrpc_slice_fast, path = "build_fast.rs")]
+#[cfg_attr(not(jsonrpc_slice_fast), path = "build_compact.rs")]
+pub(crate) mod build;
 
+pub(crate) use build::{digits, skip_trusted, skip_ws, string};
 pub use error::{ScanError, ScanErrorKind};
-pub(crate) use number::digits;
-pub(crate) use skip::{after_separator, next_item, skip_value_trusted};
+pub(crate) use number::{fraction_or_exponent_at, number};
 pub(crate) use string::escape_at;
 #[cfg(feature = "serde")]
 pub(crate) use string::hex_digit;
-pub(crate) use string::string;
 pub(crate) use value::value;
-// What the fast build's envelope reader (`envelope/read_fast.rs`) reads members by.
-#[cfg(jsonrpc_slice_fast)]
-pub(crate) use {
-    number::number,
-    value::{array, key_colon},
-};
 
 /// The default nesting limit: an input may open this many containers (objects and
 /// arrays) inside each other; one more is a parse error. The same number as
@@ -91,11 +88,7 @@ pub fn value_end(input: &[u8], start: usize, max_depth: u16) -> Result<usize, Sc
 pub(crate) fn text(input: &[u8], max_depth: u16) -> Result<(usize, usize), ScanError> {
     let start = skip_ws(input, 0);
     let end = value(input, start, max_depth)?;
-    // Most messages end with their value (the fast build says so in one compare).
-    if FAST_PATHS && end == input.len() {
-        return Ok((start, end));
-    }
-    let after = skip_ws(input, end);
+    let after = build::skip_ws_after_text(input, end);
     if after < input.len() {
         return Err(ScanError {
             kind: ScanErrorKind::TrailingCharacters,
@@ -104,14 +97,6 @@ pub(crate) fn text(input: &[u8], max_depth: u16) -> Result<(usize, usize), ScanE
     }
     Ok((start, end))
 }
-
-/// Whether this is the fast build (64-bit targets, where an 8-byte word is one
-/// register, unless `build.rs` is asked for the compact one) rather than the compact
-/// one, built for size (a Cortex-M). The scanner is one walk in both; what differs (its string
-/// loops, whitespace, the envelope's readers, the writer's sink, the framer) branches
-/// on this, and each pair is pinned by a unit test (`docs/DESIGN.md`, "The compact
-/// build" and "The walkers").
-pub(crate) const FAST_PATHS: bool = cfg!(jsonrpc_slice_fast);
 
 /// The byte at `i`, or `0` past the end.
 #[inline(always)]
@@ -122,72 +107,59 @@ pub(crate) fn byte_at(b: &[u8], i: usize) -> u8 {
     }
 }
 
-/// The eight bytes from `i` as a little-endian word (the byte at `i` lowest), each
-/// byte past the end `0`, as [`byte_at`] reads it: one bounds check for eight bytes.
-/// The fast build's walk reads a separator and what follows it, a literal or a run of
-/// digits with it.
-#[inline(always)]
-pub(crate) fn word_at(b: &[u8], i: usize) -> u64 {
-    // `i < len - 7` with `len >= 8`: one compare in a loop (the other and the
-    // subtraction are the same each time), and the compiler sees the eight in bounds.
-    if i < b.len().wrapping_sub(7) && b.len() >= 8 {
-        if let Some(w) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
-            return u64::from_le_bytes(*w);
-        }
-    }
-    word_at_end(b, i)
-}
-
-/// [`word_at`] within the last eight bytes of `b` (or past them): the last word shifted
-/// down, zeros shifted in.
-#[inline]
-fn word_at_end(b: &[u8], i: usize) -> u64 {
-    let len = b.len();
-    if i >= len {
-        return 0;
-    }
-    match b.last_chunk::<8>() {
-        // `len - 8 < i < len`: the shift is 8 to 56 bits.
-        Some(w) => u64::from_le_bytes(*w) >> (8 * (i - (len - 8))),
-        None => (0..8).fold(0, |w, k| w | u64::from(byte_at(b, i + k)) << (8 * k)),
-    }
-}
-
-/// Skips whitespace from `i`: the one whitespace loop.
-#[inline(always)]
-pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
-    // Compact JSON has none: one compare, and the loop out of line. The compact build
-    // calls the loop at once: one copy of it (flash).
-    if FAST_PATHS && byte_at(b, i) > b' ' {
-        return i;
-    }
-    skip_ws_run(b, i)
-}
-
-/// [`skip_ws`] from `i`, and the byte there as [`byte_at`] reads it: where there is no
-/// whitespace (compact JSON), one read for both (the fast build's readers).
-#[cfg(jsonrpc_slice_fast)]
-#[inline(always)]
-pub(crate) fn skip_ws_to(b: &[u8], i: usize) -> (usize, u8) {
-    let c = byte_at(b, i);
-    if c > b' ' {
-        return (i, c);
-    }
-    let i = skip_ws_run(b, i);
-    (i, byte_at(b, i))
-}
-
+/// Skips whitespace from `i`: the one whitespace loop (each build's `skip_ws` calls
+/// it, the fast build after one compare inline).
 // A byte above the space ends it in one compare (the compact build calls it for every
 // gap, most of them empty), then the four bytes without a lookup mask (no registers
 // to save for it on a Cortex-M).
 #[inline(never)]
-fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
+pub(super) fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
     loop {
         let c = byte_at(b, i);
         if c > b' ' || !((c == b' ') | (c.wrapping_sub(b'\t') < 2) | (c == b'\r')) {
             return i;
         }
         i += 1;
+    }
+}
+
+/// [`after_separator`] when no whitespace is around the separator (`byte_at` is 0
+/// past the end); `None` when there is.
+#[inline(always)]
+fn separator_without_whitespace(b: &[u8], end: usize, sep: u8) -> Option<usize> {
+    match byte_at(b, end) {
+        c if c == sep && byte_at(b, end + 1) > b' ' => Some(end + 1),
+        c if c > b' ' && c != sep => Some(b.len()),
+        _ => None,
+    }
+}
+
+/// [`after_separator`], its whitespace out of line: for a walk that reads an item
+/// itself and needs only where the next one starts (`raw::Cursor`'s integers).
+#[inline(always)]
+pub(crate) fn next_item(b: &[u8], end: usize, sep: u8) -> usize {
+    match separator_without_whitespace(b, end, sep) {
+        Some(next) => next,
+        None => after_spaced_separator(b, end, sep),
+    }
+}
+
+/// [`after_separator`] with whitespace around the separator: [`next_item`]'s copy,
+/// out of line so that the common case, no whitespace, saves no registers.
+#[inline(never)]
+fn after_spaced_separator(b: &[u8], end: usize, sep: u8) -> usize {
+    after_separator(b, end, sep)
+}
+
+/// Where the next item starts after a value that ends at `end`: past whitespace, `sep`
+/// and whitespace, or `b.len()` when `sep` does not follow.
+#[inline(always)]
+pub(crate) fn after_separator(b: &[u8], end: usize, sep: u8) -> usize {
+    let next = skip_ws(b, end);
+    if byte_at(b, next) == sep {
+        skip_ws(b, next + 1)
+    } else {
+        b.len()
     }
 }
 
@@ -202,16 +174,16 @@ fn fail(kind: ScanErrorKind, i: usize) -> ScanError {
 /// For the `validate` fuzz target (`--cfg fuzzing`): not part of the API.
 #[cfg(fuzzing)]
 pub mod fuzzing {
-    /// Asserts that every copy of the walk gives the general walk's answer on the value
-    /// at the start of `b` (whitespace skipped), at `max_depth`: the word walk inline,
-    /// its copy for the build's target, and the one `simd::widest` runs on this CPU
-    /// (with `std` on x86_64, the AVX2 copy where the CPU has it).
+    /// Asserts that every other walk of the build gives the general walk's answer on the
+    /// value at the start of `b` (whitespace skipped), at `max_depth`: on the fast build
+    /// the word walk inline and out of line; on the compact build the general walk's
+    /// out-of-line copy.
     pub fn walks_agree(b: &[u8], max_depth: u16) {
         let i = super::skip_ws(b, 0);
-        let [want, words, built, widest] = super::value::every_reader(b, i, max_depth);
-        assert_eq!(words, want, "the word walk inline");
-        assert_eq!(built, want, "the build's copy");
-        assert_eq!(widest, want, "the widest copy");
+        let want = super::value::general(b, i, max_depth);
+        for (copy, got) in super::build::other_walks(b, i, max_depth) {
+            assert_eq!(got, want, "{copy}");
+        }
     }
 }
 

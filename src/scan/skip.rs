@@ -1,26 +1,21 @@
-//! The trusted skipper: where a value ends, in input the validator has accepted.
+//! The fast build's trusted skipper: where a value ends, in input the validator has
+//! accepted (the compact build's is the validator's own rules, `build_compact.rs`).
 //!
 //! It only finds ends: strings over `simd::plain_end`, brackets counted outside
-//! strings a word at a time on the fast build. On input that is not valid JSON it still
-//! ends, at or before the end of the input, without panicking. Its callers are
-//! `raw::skip_trusted` (and through it `raw::Cursor`, with `after_separator` and
-//! `next_item`, the separator after an integer the cursor read itself) and the
-//! envelope's batch reader (`Slots::read`); the unit tests pin it to the validator, and
-//! `next_item` to `after_separator`.
+//! strings a word at a time. On input that is not valid JSON it still ends, at or
+//! before the end of the input, without panicking. Its callers are `raw::skip_trusted`
+//! (and through it `raw::Cursor` and the typed decoder) and the envelope's reader of
+//! the batch elements past its records; the unit tests pin it to the validator.
 
-use super::{byte_at, skip_ws, FAST_PATHS};
+use crate::scan::byte_at;
 use crate::simd;
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
-/// The eight bytes at `i` as a little-endian word, if there are eight. Never in the
-/// compact build: the container skip then goes straight to its byte-loop tail.
+/// The eight bytes at `i` as a little-endian word, if there are eight.
 #[inline(always)]
 fn word(b: &[u8], i: usize) -> Option<u64> {
-    if !FAST_PATHS {
-        return None;
-    }
     b.get(i..)
         .and_then(|rest| rest.first_chunk::<8>())
         .map(|w| u64::from_le_bytes(*w))
@@ -36,7 +31,7 @@ const fn bytes_eq(x: u64, byte: u8) -> u64 {
 
 /// The offset after the string whose opening quote is at `i`, in validated JSON.
 #[inline]
-pub(crate) fn skip_string_trusted(b: &[u8], i: usize) -> usize {
+pub(super) fn skip_string_trusted(b: &[u8], i: usize) -> usize {
     let mut i = i + 1;
     loop {
         // The plain run ends at `"`, `\` or a control byte (which validated JSON has
@@ -55,48 +50,8 @@ pub(crate) fn skip_string_trusted(b: &[u8], i: usize) -> usize {
 /// and the string's skip out of line from it, so that a number or a literal is
 /// skipped by a leaf that saves no registers (what the reply row's two numbers take).
 #[inline(never)]
-pub(crate) fn skip_value_trusted(b: &[u8], i: usize) -> usize {
+pub(super) fn skip_value_trusted(b: &[u8], i: usize) -> usize {
     value_end(b, i)
-}
-
-/// [`after_separator`] when no whitespace is around the separator (`byte_at` is 0
-/// past the end); `None` when there is.
-#[inline(always)]
-fn separator_without_whitespace(b: &[u8], end: usize, sep: u8) -> Option<usize> {
-    match byte_at(b, end) {
-        c if c == sep && byte_at(b, end + 1) > b' ' => Some(end + 1),
-        c if c > b' ' && c != sep => Some(b.len()),
-        _ => None,
-    }
-}
-
-/// [`after_separator`], its whitespace out of line: for a walk that reads an item
-/// itself and needs only where the next one starts (`raw::Cursor`'s integers).
-#[inline(always)]
-pub(crate) fn next_item(b: &[u8], end: usize, sep: u8) -> usize {
-    match separator_without_whitespace(b, end, sep) {
-        Some(next) => next,
-        None => after_spaced_separator(b, end, sep),
-    }
-}
-
-/// [`after_separator`] with whitespace around the separator: [`next_item`]'s copy,
-/// out of line so that the common case, no whitespace, saves no registers.
-#[inline(never)]
-fn after_spaced_separator(b: &[u8], end: usize, sep: u8) -> usize {
-    after_separator(b, end, sep)
-}
-
-/// Where the next item starts after a value that ends at `end`: past whitespace, `sep`
-/// and whitespace, or `b.len()` when `sep` does not follow.
-#[inline(always)]
-pub(crate) fn after_separator(b: &[u8], end: usize, sep: u8) -> usize {
-    let next = skip_ws(b, end);
-    if byte_at(b, next) == sep {
-        skip_ws(b, next + 1)
-    } else {
-        b.len()
-    }
 }
 
 /// [`skip_value_trusted`]'s body.

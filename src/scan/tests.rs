@@ -62,7 +62,7 @@ fn rejects_with_kind_and_offset() {
 /// Inputs for the differential tests: the JSONTestSuite files, the bench messages,
 /// each cut at every length, and each with single bytes changed.
 /// Each of [`inputs`], then the same with whitespace after every `:` and `,`.
-fn compact_and_spaced() -> impl Iterator<Item = Vec<u8>> {
+pub(super) fn compact_and_spaced() -> impl Iterator<Item = Vec<u8>> {
     inputs().into_iter().flat_map(|compact| {
         let mut spaced = Vec::new();
         for &c in &compact {
@@ -205,21 +205,20 @@ fn scanner_agrees_with_the_naive_oracle() {
     assert!(accepted >= least, "{accepted} accepted, fewer than {least}");
 }
 
-/// The fast build's walk, a word at a time, gives the general walk's answer on every
-/// input (the inputs above, and each again with whitespace after every `:` and `,`),
-/// at three depth limits and from every start: the same end or the same error. So do
-/// its out-of-line copies: the one for the build's target, and the one `simd::widest`
-/// runs (on x86_64 with `std`, the AVX2 copy where the CPU has it, which this test
-/// then pins too; it says which ran).
+/// Every other walk of the build gives the general walk's answer on every input (the
+/// inputs above, and each again with whitespace after every `:` and `,`), at three
+/// depth limits and from every start: the same end or the same error. On the fast
+/// build the word walk, inline and out of line; on the compact build the general
+/// walk's out-of-line copy.
 #[test]
-fn word_walk_agrees_with_the_general_walk() {
+fn other_walks_agree_with_the_general_walk() {
     let mut checked = 0;
     for input in compact_and_spaced() {
         let starts = if input.len() <= 300 { input.len() } else { 1 };
         for i in 0..starts.max(1) {
             for depth in [DEFAULT_MAX_DEPTH, 3, 0] {
-                let [want, words, built, widest] = value::every_reader(&input, i, depth);
-                for (copy, got) in [("inline", words), ("built", built), ("widest", widest)] {
+                let want = value::general(&input, i, depth);
+                for (copy, got) in build::other_walks(&input, i, depth) {
                     assert_eq!(got, want, "{copy}: {input:?} from {i}, depth {depth}");
                 }
                 checked += 1;
@@ -227,69 +226,6 @@ fn word_walk_agrees_with_the_general_walk() {
         }
     }
     assert!(checked > 10_000, "{checked}");
-    std::println!(
-        "word walk: {checked} walks, the widest copy {}",
-        if crate::simd::is_wide() {
-            "AVX2"
-        } else {
-            "the build's"
-        }
-    );
-}
-
-/// The array reader gives `value`'s verdict on every input, from every start, at four
-/// depth limits: the end of the same array, or nothing where `value` errs. Among the
-/// checks are arrays it reads whole, and arrays in which it hands a nested container
-/// to the word walk.
-#[cfg(jsonrpc_slice_fast)]
-#[test]
-fn array_reader_agrees_with_the_walk() {
-    let own: [&[u8]; 8] = [
-        br#"[1,"two",true,false,null,-3.5e2,"\u00e9"]"#,
-        br#"[1, 2, {"a": [3, {"b": 4}]}, "five", [6]]"#,
-        br#"[[[[1]]], 2, "and some more after it"]"#,
-        br#"["a string of more than sixteen bytes", 12345678901234567890]"#,
-        br#"[1,2,3,4,5,6,7,8,9,10,]"#,
-        br#"[1,2,3,4,5,6,7,8 9,10]"#,
-        br#"[1,2,3,4,5,{"a":1],7,8,9,10]"#,
-        br#"[ "x" , { } , [ ] , tru ]"#,
-    ];
-    let inputs = compact_and_spaced().chain(own.iter().map(|b| b.to_vec()));
-    let (mut whole, mut handed) = (0, 0);
-    for input in inputs {
-        let starts = if input.len() <= 300 { input.len() } else { 1 };
-        for i in 0..starts.max(1) {
-            for depth in [DEFAULT_MAX_DEPTH, 3, 1, 0] {
-                let want = value(&input, i, depth).ok();
-                assert_eq!(array(&input, i, depth), want, "{input:?} from {i}, {depth}");
-                if want.is_some() && byte_at(&input, i) == b'[' && input.len() >= 16 {
-                    let inner = &input[i + 1..want.unwrap_or(0)];
-                    if inner.contains(&b'[') || inner.contains(&b'{') {
-                        handed += 1;
-                    } else {
-                        whole += 1;
-                    }
-                }
-            }
-        }
-    }
-    assert!(
-        whole > 100 && handed > 100,
-        "{whole} read whole, {handed} handed over"
-    );
-}
-
-/// `word_at` reads what `byte_at` reads, at every offset near and past the end.
-#[test]
-fn word_at_reads_as_byte_at() {
-    let bytes: Vec<u8> = (1..=24).collect();
-    for len in 0..=bytes.len() {
-        let b = &bytes[..len];
-        for i in 0..len + 10 {
-            let want = (0..8).fold(0u64, |w, k| w | u64::from(byte_at(b, i + k)) << (8 * k));
-            assert_eq!(word_at(b, i), want, "{len} at {i}");
-        }
-    }
 }
 
 /// The trusted skipper finds the same ends as the scanner, and on any input ends within
@@ -299,16 +235,13 @@ fn trusted_skips_agree_and_never_run_past_the_end() {
     for input in inputs() {
         let start = skip_ws(&input, 0);
         if let Ok((_, end)) = text(&input, DEFAULT_MAX_DEPTH) {
-            assert_eq!(skip_value_trusted(&input, start), end, "{input:?}");
+            assert_eq!(skip_trusted(&input, start), end, "{input:?}");
         }
         if input.len() > 512 {
             continue;
         }
         for i in 0..input.len() {
-            assert!(skip_value_trusted(&input, i) <= input.len());
-            if input[i] == b'"' {
-                assert!(skip::skip_string_trusted(&input, i) <= input.len());
-            }
+            assert!(skip_trusted(&input, i) <= input.len());
         }
     }
 }
@@ -333,7 +266,7 @@ fn next_item_is_after_separator() {
         }
         for i in 0..=input.len() {
             for sep in [b',', b':'] {
-                let end = skip_value_trusted(&input, i);
+                let end = skip_trusted(&input, i);
                 assert!(after_separator(&input, end, sep) <= input.len());
                 // The separator alone, after a value that ends at `i`.
                 let after = after_separator(&input, i, sep);
@@ -426,8 +359,7 @@ fn the_build_is_the_one_asked_for() {
         || asked == "compact";
     assert!(!(fast && compact), "build.rs refuses both");
     let want_fast = fast || (!compact && cfg!(target_pointer_width = "64"));
-    assert_eq!(FAST_PATHS, want_fast, "asked: {asked:?}");
-    assert_eq!(cfg!(jsonrpc_slice_fast), want_fast);
+    assert_eq!(cfg!(jsonrpc_slice_fast), want_fast, "asked: {asked:?}");
 }
 
 /// Strings and keys of every length to 40, each ended by each kind of stop of a plain
@@ -462,8 +394,8 @@ fn keys_with_string_values_agree() {
                         };
                         for cut in cuts {
                             let input = &doc[..cut];
-                            let [want, words, built, widest] = value::every_reader(input, 0, 8);
-                            for got in [words, built, widest] {
+                            let want = value::general(input, 0, 8);
+                            for (_, got) in build::other_walks(input, 0, 8) {
                                 assert_eq!(
                                     got,
                                     want,
@@ -496,8 +428,8 @@ fn plain_runs_of_every_length_agree() {
                     let doc = doc.as_bytes();
                     for cut in 0..=doc.len() {
                         let input = &doc[..cut];
-                        let [want, words, built, widest] = value::every_reader(input, 0, 8);
-                        for got in [words, built, widest] {
+                        let want = value::general(input, 0, 8);
+                        for (_, got) in build::other_walks(input, 0, 8) {
                             assert_eq!(
                                 got,
                                 want,

@@ -1,8 +1,5 @@
 //! The fast build's choices among the bodies: the widest body the target has for the
-//! runs and masks, simdutf8 for UTF-8 with `std`, and on x86_64 with `std` the word
-//! walk's second copy for AVX2, picked at run time (`wide.rs`).
-
-use super::Job;
+//! runs and masks, and simdutf8 for UTF-8 with `std`.
 
 /// The body this build uses: SSE2 on x86_64, NEON on aarch64 with NEON, SWAR
 /// elsewhere.
@@ -18,12 +15,6 @@ pub(super) use super::neon as body;
 )))]
 pub(super) use super::swar as body;
 
-/// With `std` on x86_64: the AVX2 copy and the run-time check that picks it (detection
-/// needs `std`).
-#[cfg(all(feature = "std", target_arch = "x86_64", target_feature = "sse2"))]
-#[path = "wide.rs"]
-mod wide;
-
 /// Whether `b` is UTF-8 (strict, as `core::str::from_utf8` has it). With the `std`
 /// feature, simdutf8's SIMD check, the widest the CPU has (detected at run time);
 /// otherwise `core::str::from_utf8`, a word at a time over ASCII. Only the verdict:
@@ -36,22 +27,63 @@ pub(crate) fn is_utf8(b: &[u8]) -> bool {
     return core::str::from_utf8(b).is_ok();
 }
 
-/// Runs the job `J` out of line, in the widest copy this CPU can run: on x86_64 with
-/// `std`, a copy compiled for AVX2 (with BMI1 and BMI2) when the CPU has them, asked
-/// once at run time (`wide.rs`); elsewhere the one copy for the build's target.
-#[inline(always)]
-pub(crate) fn widest<J: Job>(b: &[u8], i: usize, max_depth: u16, level: usize) -> J::Out {
-    #[cfg(all(feature = "std", target_arch = "x86_64", target_feature = "sse2"))]
-    return wide::run::<J>(b, i, max_depth, level);
-    #[cfg(not(all(feature = "std", target_arch = "x86_64", target_feature = "sse2")))]
-    return super::built::<J>(b, i, max_depth, level);
+/// The bytes among the 16 at `i` that [`plain_ascii_end`] stops at, as a mask (bit
+/// `k` for the byte at `i + k`); `None` when fewer than 16 bytes are left. For loops
+/// that take each stop of a chunk in turn (the scanner's strings with escapes). SSE2
+/// has it in one instruction; the NEON and SWAR builds use the scalar body.
+#[inline]
+pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
+    body::plain_ascii_mask(b, i)
 }
 
-/// Whether [`widest`] runs AVX2 copies on this CPU.
+/// The classes of the bytes of `block` ([`StringClasses`]). For the scanner's strings
+/// with escapes, which resolve the escapes of a block with bit operations (the caller
+/// takes the block from the slice, and keeps it to read the bytes the masks point at).
+/// SSE2 has each class of 16 bytes in one compare and one mask move; the NEON and SWAR
+/// builds use the scalar body.
+#[inline]
+pub(crate) fn string_classes(block: &[u8; 64]) -> super::StringClasses {
+    body::string_classes(block)
+}
+
 #[cfg(test)]
-pub(crate) fn is_wide() -> bool {
-    #[cfg(all(feature = "std", target_arch = "x86_64", target_feature = "sse2"))]
-    return wide::is_wide();
-    #[cfg(not(all(feature = "std", target_arch = "x86_64", target_feature = "sse2")))]
-    return false;
+mod tests {
+    extern crate std;
+
+    /// `is_utf8` (simdutf8 with `std` on the fast build) says what `core::str::from_utf8`
+    /// says: on valid text of every width, at every length, and with each byte of it
+    /// replaced by a byte that breaks or changes it.
+    #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "simdutf8's SIMD under Miri: slow, and not this crate's code"
+    )]
+    fn is_utf8_agrees_with_core() {
+        let text =
+            "plain, é, €, 😀, 東京, and more plain text: long enough for the wide checks".repeat(3);
+        let text = text.as_bytes();
+        let mut checked = 0;
+        for len in 0..text.len() {
+            let cut = &text[..len];
+            assert_eq!(
+                super::is_utf8(cut),
+                core::str::from_utf8(cut).is_ok(),
+                "{cut:02x?}"
+            );
+            checked += 1;
+        }
+        for at in 0..text.len() {
+            for with in [0x80u8, 0xC0, 0xED, 0xF4, 0xFF, b'a', 0xBF] {
+                let mut b = text.to_vec();
+                b[at] = with;
+                assert_eq!(
+                    super::is_utf8(&b),
+                    core::str::from_utf8(&b).is_ok(),
+                    "{at} {with:02x}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000);
+    }
 }

@@ -12,15 +12,13 @@
 //! | fast, aarch64 with NEON (the baseline of every aarch64 target but the `softfloat` ones) | 16 bytes, then 64 at a time, NEON | `neon.rs` |
 //! | fast, any other 64-bit target | 8 bytes at a time in a `u64` | `swar.rs` |
 //!
-//! On x86_64 with the `std` feature, [`widest`] also runs the scanner's word walk in a
-//! second copy compiled for AVX2, BMI1 and BMI2 when the CPU has them (asked once at run
-//! time, `wide.rs`): the same source, so the SSE2 bodies above get the VEX encoding
-//! there (docs/perf/LOG.md has what that copy saves).
+//! Built with `-C target-cpu=x86-64-v3` (AVX2, BMI1, BMI2), the SSE2 bodies get the VEX
+//! encoding and the scanner BMI's shifts and bit scans; nothing here picks a wider copy
+//! at run time (docs/perf/LOG.md has why).
 //!
-//! The SIMD bodies and that dispatch are the only `unsafe` code of the crate (the
-//! intrinsics are `unsafe` functions, a vector load reads through a raw pointer, and a
-//! function compiled for AVX2 may be called only on a CPU that has it); each `unsafe`
-//! block says why it is sound. Every body stops at exactly the byte its scalar twin
+//! The SIMD bodies are the only `unsafe` code of the crate (the intrinsics are `unsafe`
+//! functions, and a vector load reads through a raw pointer); each `unsafe` block says
+//! why it is sound. Every body stops at exactly the byte its scalar twin
 //! stops at.
 //!
 //! # Contract
@@ -67,15 +65,14 @@ pub(crate) mod neon;
 pub(crate) mod sse2;
 #[cfg(any(jsonrpc_slice_fast, test, fuzzing))]
 pub(crate) mod swar;
-// What the build takes of the bodies: one file each.
+// What the build takes of the bodies, and on the fast build the routines only its
+// scanner calls (`plain_ascii_mask`, `string_classes`, `is_utf8`): one file each, all
+// of it re-exported here.
 #[cfg_attr(jsonrpc_slice_fast, path = "build_fast.rs")]
 #[cfg_attr(not(jsonrpc_slice_fast), path = "build_compact.rs")]
 mod build;
 
-use build::body;
-#[cfg(test)]
-pub(crate) use build::is_wide;
-pub(crate) use build::{is_utf8, widest};
+pub(crate) use build::*;
 
 /// The offset of the first byte at or after `i` that is `"`, `\` or below 0x20, or
 /// `b.len()` if there is none.
@@ -108,7 +105,7 @@ pub mod fuzzing {
     pub fn masks(b: &[u8], i: usize) -> (Option<u32>, Option<u32>) {
         (
             super::scalar::plain_ascii_mask(b, i),
-            super::plain_ascii_mask(b, i),
+            super::body::plain_ascii_mask(b, i),
         )
     }
 
@@ -120,7 +117,7 @@ pub mod fuzzing {
         let flat = |c: super::StringClasses| [c.quote, c.backslash, c.control_or_non_ascii];
         Some((
             flat(super::scalar::string_classes(block)),
-            flat(super::string_classes(block)),
+            flat(super::body::string_classes(block)),
         ))
     }
 
@@ -159,17 +156,12 @@ pub mod fuzzing {
     }
 }
 
-/// The bytes among the 16 at `i` that [`plain_ascii_end`] stops at, as a mask (bit
-/// `k` for the byte at `i + k`); `None` when fewer than 16 bytes are left. For loops
-/// that take each stop of a chunk in turn (the scanner's strings with escapes). SSE2
-/// has it in one instruction; the NEON and SWAR builds use the scalar body.
-#[inline]
-pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
-    body::plain_ascii_mask(b, i)
-}
-
-/// The classes of the bytes of a 64-byte block that the scanner's string loop needs, one
-/// mask per class (bit `k` for byte `k` of the block).
+/// The classes of the bytes of a 64-byte block that the fast build's string loop needs,
+/// one mask per class (bit `k` for byte `k` of the block): what `string_classes` gives
+/// (`build_fast.rs`).
+// The compact build's scanner reads no blocks: there only the tests and the fuzz
+// target ask for them.
+#[cfg_attr(not(any(test, fuzzing)), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StringClasses {
     /// The bytes that are `"`.
@@ -178,35 +170,6 @@ pub(crate) struct StringClasses {
     pub(crate) backslash: u64,
     /// The bytes below 0x20 (control characters) or above 0x7F (non-ASCII).
     pub(crate) control_or_non_ascii: u64,
-}
-
-/// The classes of the bytes of `block` ([`StringClasses`]). For the scanner's strings
-/// with escapes, which resolve the escapes of a block with bit operations (the caller
-/// takes the block from the slice, and keeps it to read the bytes the masks point at).
-/// SSE2 has each class of 16 bytes in one compare and one mask move; the NEON and SWAR
-/// builds use the scalar body.
-#[inline]
-pub(crate) fn string_classes(block: &[u8; 64]) -> StringClasses {
-    body::string_classes(block)
-}
-
-/// A piece of the scanner compiled once per instruction set that [`widest`] can pick:
-/// [`run`](Job::run), `#[inline(always)]` in every implementation, is compiled into
-/// each copy. Its arguments are the scanner's (the input, an offset, a nesting limit
-/// and a level), passed one by one so that they reach the copy in registers: a job
-/// that was a value of its own went through memory.
-pub(crate) trait Job {
-    /// What the job gives.
-    type Out;
-    /// Does the job on `b` from `i`.
-    fn run(b: &[u8], i: usize, max_depth: u16, level: usize) -> Self::Out;
-}
-
-/// The job `J` out of line, in the copy for the build's target (what [`widest`] runs
-/// where it has no other, and the tests pin against the other).
-#[inline(never)]
-pub(crate) fn built<J: Job>(b: &[u8], i: usize, max_depth: u16, level: usize) -> J::Out {
-    J::run(b, i, max_depth, level)
 }
 
 #[cfg(test)]

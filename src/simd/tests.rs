@@ -234,43 +234,6 @@ fn the_build_uses_a_body() {
     }
 }
 
-/// `is_utf8` (simdutf8 with `std` on the fast build) says what `core::str::from_utf8`
-/// says: on valid text of every width, at every length, and with each byte of it
-/// replaced by a byte that breaks or changes it.
-#[test]
-#[cfg_attr(
-    miri,
-    ignore = "simdutf8's SIMD under Miri: slow, and not this crate's code"
-)]
-fn is_utf8_agrees_with_core() {
-    let text =
-        "plain, é, €, 😀, 東京, and more plain text: long enough for the wide checks".repeat(3);
-    let text = text.as_bytes();
-    let mut checked = 0;
-    for len in 0..text.len() {
-        let cut = &text[..len];
-        assert_eq!(
-            super::is_utf8(cut),
-            core::str::from_utf8(cut).is_ok(),
-            "{cut:02x?}"
-        );
-        checked += 1;
-    }
-    for at in 0..text.len() {
-        for with in [0x80u8, 0xC0, 0xED, 0xF4, 0xFF, b'a', 0xBF] {
-            let mut b = text.to_vec();
-            b[at] = with;
-            assert_eq!(
-                super::is_utf8(&b),
-                core::str::from_utf8(&b).is_ok(),
-                "{at} {with:02x}"
-            );
-            checked += 1;
-        }
-    }
-    assert!(checked > 1000);
-}
-
 /// `plain_ascii_mask`, the build's and the SSE2 one, against the scalar one, and the
 /// scalar mask against `plain_ascii_end`: its lowest bit is where the run ends.
 #[test]
@@ -280,7 +243,7 @@ fn masks_agree() {
     let step = if cfg!(miri) { 7 } else { 1 };
     for i in (0..b.len() + 2).step_by(step) {
         let want = scalar::plain_ascii_mask(&b, i);
-        assert_eq!(super::plain_ascii_mask(&b, i), want, "at {i}");
+        assert_eq!(super::body::plain_ascii_mask(&b, i), want, "at {i}");
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         assert_eq!(super::sse2::plain_ascii_mask(&b, i), want, "sse2 at {i}");
         if let Some(m) = want {
@@ -303,7 +266,7 @@ fn masks_agree() {
 fn classes_agree() {
     let check = |block: &[u8; 64]| {
         let want = scalar::string_classes(block);
-        assert_eq!(super::string_classes(block), want, "{block:02x?}");
+        assert_eq!(super::body::string_classes(block), want, "{block:02x?}");
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         assert_eq!(
             super::sse2::string_classes(block),

@@ -13,12 +13,14 @@
 //! - `typed-into`: the same message through `DecodeError::message_into`, without
 //!   `core::fmt`.
 //! - `float`: the frame's eight bytes taken as an `f64`, written by
-//!   `ResultWriter::f64` (the shortest text that reads back, laid out from `core`'s
-//!   `{:e}` digits);
-//! - `float-ryu`: the same `ResultWriter::f64` with jsonrpc-slice's `ryu` feature (its
-//!   digits from `ryu`, tables `small`).
+//!   `ResultWriter::f64` (the shortest text that reads back) without jsonrpc-slice's
+//!   `ryu` feature: laid out from `core`'s `{:e}` digits;
+//! - `float-ryu`: the same `ResultWriter::f64` with the `ryu` feature, jsonrpc-slice's
+//!   default (its digits from `ryu`, tables `small`).
 //! - `service`: the blocking serve loop (`service::Service`, newline framing) with a
 //!   sync `Server` of one method (`ping`), in place of the frame loop;
+//! - `outbox`: the same loop with an `outbox::Outbox` (`Service::with_outbox`), into
+//!   which `ping` queues one notification before its reply;
 //! - `concurrent-1`, `-4`, `-8`: the concurrent service (`service::concurrent`) with
 //!   1, 4 or 8 slots and the same method, async, on a busy-polling `block_on`.
 #![no_std]
@@ -148,21 +150,39 @@ static mut REPLY: [u8; 256] = [0; 256];
 #[cfg(feature = "service")]
 mod serve {
     use jsonrpc_slice::frame::newline::LineAccumulator;
+    #[cfg(feature = "outbox")]
+    use jsonrpc_slice::outbox::Outbox;
     use jsonrpc_slice::service::Service;
     use jsonrpc_slice::{method_table, Params, RawJson, ResultWriter, RpcError, Server};
 
-    fn ping<'p>(_: &mut (), _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+    /// What the handler sees: with `outbox`, the queue of messages to the peer.
+    #[derive(Default)]
+    pub struct Ctx {
+        #[cfg(feature = "outbox")]
+        outbox: Outbox<256>,
+    }
+
+    fn ping<'p>(_ctx: &mut Ctx, _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
+        #[cfg(feature = "outbox")]
+        _ctx.outbox.notify("tick", |w| {
+            w.begin_array()?;
+            w.end()
+        })?;
         Ok(out.raw(RawJson::NULL)?)
     }
 
-    static SERVER: Server<()> = Server::new(method_table! { "ping" => ping });
+    static SERVER: Server<Ctx> = Server::new(method_table! { "ping" => ping });
 
     pub fn run() -> ! {
         let mut framer = LineAccumulator::<256>::new();
         let (mut chunk, mut output) = ([0u8; 1], [0u8; 256]);
-        let mut service = Service::new(&SERVER, &mut framer, &mut chunk, &mut output);
+        let service = Service::new(&SERVER, &mut framer, &mut chunk, &mut output);
+        #[cfg(feature = "outbox")]
+        let service = service.with_outbox(|c: &mut Ctx| &mut c.outbox);
+        let mut service = service;
+        let mut ctx = Ctx::default();
         loop {
-            while let Some(reply) = service.next(&mut ()) {
+            while let Some(reply) = service.next(&mut ctx) {
                 for piece in reply.pieces() {
                     super::tx(piece);
                 }

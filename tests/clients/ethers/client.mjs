@@ -1,5 +1,6 @@
-// The `http-node` example under ethers.js 6 (JsonRpcProvider), the JavaScript library
-// most Ethereum front ends use.
+// The `http-node` example under ethers.js 6 (JsonRpcProvider, then WebSocketProvider
+// with a `newHeads` subscription on the same address), the JavaScript library most
+// Ethereum front ends use.
 //
 //     node client.mjs <path to the http-node executable>
 //
@@ -11,7 +12,7 @@
 
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { JsonRpcProvider, getAddress, version } from "ethers";
+import { JsonRpcProvider, WebSocketProvider, getAddress, version } from "ethers";
 import { check, equal, rejection, run } from "../check.mjs";
 
 const RICH = getAddress("0x00000000000000000000000000000000000000aa");
@@ -53,6 +54,7 @@ async function main(serverPath) {
     });
     try {
         await checks(provider, sent);
+        await webSocketChecks(url, provider);
     } finally {
         provider.destroy();
         proc.kill();
@@ -153,6 +155,56 @@ async function checks(provider, sent) {
         const ids = sent.flatMap((p) => (Array.isArray(p) ? p : [p])).map((p) => typeof p.id);
         if (ids.length === 0 || ids.some((t) => t !== "number")) throw new Error(`ids: ${ids}`);
     });
+}
+
+// Resolves after `ms`, to bound a wait for a message (never to order anything).
+const within = (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+async function webSocketChecks(url, http) {
+    const ws = new WebSocketProvider(url.replace("http://", "ws://"));
+    try {
+        await check("WebSocketProvider: chain id, block number and a balance over WebSocket", async () => {
+            equal((await ws.getNetwork()).chainId, 1337n);
+            equal(await ws.getBlockNumber(), Number(await http.send("eth_blockNumber", [])));
+            equal(await ws.getBalance(RICH), ONE_ETHER);
+        });
+        await check("WebSocketProvider: on('block') (eth_subscribe newHeads) sees the header of a block evm_mine makes", async () => {
+            // The raw notifications too, to see the header itself.
+            const pushed = [];
+            ws.websocket.addEventListener("message", (e) => {
+                const m = JSON.parse(e.data);
+                if (m.method === "eth_subscription") pushed.push(m.params);
+            });
+            const blocks = [];
+            let seen;
+            const first = new Promise((resolve) => (seen = resolve));
+            await ws.on("block", (n) => {
+                blocks.push(n);
+                seen();
+            });
+            // ethers subscribes in the background: mine (over HTTP, then over WebSocket,
+            // in turn) until its subscription has seen a block, waiting up to 1 s each.
+            for (let i = 0; i < 10 && blocks.length === 0; i++) {
+                equal(await (i % 2 ? ws : http).send("evm_mine", []), "0x0");
+                await Promise.race([first, within(1000)]);
+            }
+            if (blocks.length === 0) throw new Error("no block event after 10 blocks");
+            const now = Number(await http.send("eth_blockNumber", []));
+            if (!(blocks[0] <= now)) throw new Error(`block ${blocks[0]} past the head ${now}`);
+            const header = pushed.find((p) => Number(p.result.number) === blocks[0]);
+            if (!header) throw new Error(`no header of block ${blocks[0]} in ${JSON.stringify(pushed)}`);
+            if (!/^0x[0-9a-f]+$/.test(header.subscription)) throw new Error(`id ${header.subscription}`);
+            equal(header.result.parentHash, "0x" + (blocks[0] - 1).toString(16).padStart(64, "0"));
+            await ws.off("block");
+        });
+        await check("WebSocketProvider: eth_unsubscribe is true for an open subscription, then false", async () => {
+            const id = await ws.send("eth_subscribe", ["newHeads"]);
+            equal(await ws.send("eth_unsubscribe", [id]), true);
+            equal(await ws.send("eth_unsubscribe", [id]), false);
+        });
+    } finally {
+        await ws.destroy();
+    }
 }
 
 const server = process.argv[2];

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The `http-node` example under ethers.js 6 (JsonRpcProvider; IpcSocketProvider on its
-# `--ipc` socket).
+# The `http-node` example under ethers.js 6 (JsonRpcProvider; WebSocketProvider with a
+# `newHeads` subscription on the same address; IpcSocketProvider on its `--ipc` socket).
 #
 #   bash tests/clients/ethers/run.sh        (from anywhere)
 #

@@ -265,6 +265,37 @@ async def sdk_checks():
             check("the cancelled countdown stopped: no result, no further progress",
                   "result" not in outcome and len(steps) < 50, (outcome, steps))
 
+            # Never a reply to a cancelled request, with the server's own clock as the
+            # signal (no sleep): a countdown of 2 steps of 300 ms is cancelled after its
+            # first step, then one of 3 steps of 300 ms runs to its end. Had the server
+            # not stopped the first, its reply (due 300 ms after the cancellation) would
+            # come before the second's, and the SDK would drop it as matching no request.
+            short_step = anyio.Event()
+
+            async def on_short_step(p, total, message):
+                short_step.set()
+
+            short = {}
+
+            async def short_call(scope):
+                with scope:
+                    short["result"] = await session.call_tool(
+                        "countdown", {"n": 2, "delay_ms": 300}, progress_callback=on_short_step)
+
+            scope = anyio.CancelScope()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(short_call, scope)
+                with anyio.fail_after(TIMEOUT):
+                    await short_step.wait()
+                scope.cancel()
+            before = list(sdk_complaints.records)
+            with anyio.fail_after(TIMEOUT):
+                clock = await session.call_tool("countdown", {"n": 3, "delay_ms": 300})
+            check("a cancelled countdown is never answered: nothing came for it before a longer "
+                  "countdown, started after the cancellation, ended",
+                  text_of(clock) == "done" and "result" not in short
+                  and sdk_complaints.records == before, (short, sdk_complaints.records[len(before):]))
+
             try:
                 res = await call("no_such_tool", {})
                 check("an unknown tool is a JSON-RPC error -32602 naming the tool", False, f"result {res}")

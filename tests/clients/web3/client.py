@@ -1,4 +1,5 @@
-"""The `http-node` example under web3.py, then under a plain HTTP client (http.client).
+"""The `http-node` example under web3.py (HTTP, then WebSocket with a `newHeads`
+subscription), then under a plain HTTP client (http.client).
 
     python client.py <path to the http-node executable>
 
@@ -6,6 +7,7 @@ Starts the server on a free loopback port, prints one line per check (`PASS name
 `FAIL name: why`) and a closing `N passed, N failed`; exits 1 on any failure.
 """
 
+import asyncio
 import http.client
 import json
 import subprocess
@@ -13,7 +15,7 @@ import sys
 import warnings
 
 import web3
-from web3 import Web3
+from web3 import AsyncWeb3, Web3, WebSocketProvider
 from web3.exceptions import Web3RPCError
 
 RICH = "0x00000000000000000000000000000000000000aa"
@@ -48,6 +50,7 @@ def main(server):
         host, port = url.removeprefix("http://").split(":")
         print(f"web3.py {web3.__version__} against {url}", flush=True)
         with_web3(url)
+        asyncio.run(with_websocket(url))
         plain(host, int(port))
     finally:
         proc.terminate()
@@ -119,6 +122,58 @@ def with_web3(url):
         equal(reply["error"]["code"], -32602)
 
     check("web3: a bad block tag is -32602", bad_tag)
+
+
+async def acheck(name, fn):
+    """`check` of a coroutine function, within 10 s."""
+    global passed, failed
+    try:
+        await asyncio.wait_for(fn(), timeout=10)
+    except Exception as e:  # noqa: BLE001 - every failure is reported, none stops the run
+        failed += 1
+        print(f"FAIL {name}: {type(e).__name__}: {e}", flush=True)
+    else:
+        passed += 1
+        print(f"PASS {name}", flush=True)
+
+
+async def with_websocket(url):
+    """web3.py's WebSocketProvider on the same address: calls, then a `newHeads`
+    subscription that sees the blocks `evm_mine` makes over HTTP and over WebSocket."""
+    http_w3 = Web3(Web3.HTTPProvider(url))
+    async with AsyncWeb3(WebSocketProvider(url.replace("http://", "ws://"))) as w3:
+
+        async def calls():
+            equal(await w3.eth.chain_id, 1337)
+            equal(await w3.eth.block_number, http_w3.eth.block_number)
+            equal(await w3.eth.get_balance(Web3.to_checksum_address(RICH)), ONE_ETHER)
+
+        await acheck("web3 ws: eth.chain_id, block_number, get_balance over WebSocket", calls)
+
+        async def new_heads():
+            sub = await w3.eth.subscribe("newHeads")
+            assert sub.startswith("0x"), sub
+            before = await w3.eth.block_number
+            http_w3.testing.mine()  # over HTTP
+            equal((await w3.provider.make_request("evm_mine", []))["result"], "0x0")  # over WS
+            numbers = []
+            async for message in w3.socket.process_subscriptions():
+                equal(message["subscription"], sub)
+                header = message["result"]
+                assert "hash" in header and "timestamp" in header, header
+                numbers.append(header["number"])
+                if len(numbers) == 2:
+                    break
+            equal(numbers, [before + 1, before + 2])
+            equal(await w3.eth.unsubscribe(sub), True)
+            # Gone on the server too: a second eth_unsubscribe is false.
+            equal((await w3.provider.make_request("eth_unsubscribe", [sub]))["result"], False)
+
+        await acheck(
+            "web3 ws: eth_subscribe newHeads gets the header of each block evm_mine makes "
+            "(over HTTP and over WebSocket); eth_unsubscribe",
+            new_heads,
+        )
 
 
 class Http:

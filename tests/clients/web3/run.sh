@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The `http-node` example under web3.py (HTTPProvider; IPCProvider and AsyncIPCProvider
-# on its `--ipc` socket) and a plain HTTP client.
+# The `http-node` example under web3.py (HTTPProvider; WebSocketProvider with a
+# `newHeads` subscription on the same address; IPCProvider and AsyncIPCProvider on its
+# `--ipc` socket) and a plain HTTP client.
 #
 #   bash tests/clients/web3/run.sh        (from anywhere)
 #

@@ -1,0 +1,614 @@
+//! The fast build's strings: a string's first plain run by `simd`, the rest 64 bytes
+//! at a time ([`string_blocks`]), the last bytes 16 at a time ([`string_chunks`]),
+//! then the general loop of `string.rs`; non-ASCII runs checked whole
+//! ([`simd::is_utf8`]), `\u` escapes read as one word ([`hex4_word`]). The unit tests
+//! pin each to the general rules of `string.rs`.
+
+use crate::scan::string::{escape, hex4_digits, one_letter, string_rest, utf8_sequence, LETTERS};
+use crate::scan::{byte_at, fail, ScanError, ScanErrorKind};
+use crate::simd;
+
+/// Scans the string whose opening quote is at `i`. Returns the offset after the closing
+/// quote.
+// Inlined into the walk.
+#[inline(always)]
+pub(crate) fn string(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    // Most strings (keys, short values) are one plain run.
+    let end = simd::plain_ascii_end(b, i + 1);
+    if byte_at(b, end) == b'"' {
+        return Ok(end + 1);
+    }
+    string_blocks(b, end)
+}
+
+/// The rest of a string, from `i` inside it: 64 bytes at a time,
+/// with the escapes of a block resolved by bit operations on its classes
+/// ([`simd::string_classes`]): [`escaped_bytes`] finds the bytes an escape covers,
+/// the first quote, control character or non-ASCII byte not among them is where the
+/// block stops, and before it the escaped bytes other than `"` and `\` are checked one
+/// at a time ([`is_one_letter`], or `u` and four hex digits of a code unit that is not a
+/// surrogate, [`is_plain_unit`]). A surrogate `\u`, a broken escape and a non-ASCII run
+/// are handed to the general routines, which also name the errors. Fewer than 64 bytes
+/// left go to [`string_chunks`]; the unit tests pin this to [`string_rest`]. Also where
+/// the fast build's word walk goes on after a string's first plain run.
+#[inline(never)]
+pub(crate) fn string_blocks(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
+    // 1 when the byte at `i` is escaped (the block before ended in an odd run of
+    // backslashes).
+    let mut carry = 0;
+    // From `i`, and again after each escape or non-ASCII run handed over.
+    'from: while let Some(mut rest) = b.get(i..) {
+        // The blocks of `rest`, the input from `i` (its offset, `b.len() - rest.len()`).
+        while let Some((bytes, after)) = rest.split_first_chunk::<64>() {
+            let block = simd::string_classes(bytes);
+            let escaped = escaped_bytes(block.backslash, &mut carry);
+            let stops = (block.quote | block.control_or_non_ascii) & !escaped;
+            // Every bit below the first stop (all of them when there is none).
+            let before = (stops & stops.wrapping_neg()).wrapping_sub(1);
+            let mut letters = escaped & before & !(block.quote | block.backslash);
+            while letters != 0 {
+                let k = letters.trailing_zeros() as usize;
+                let c = bytes[k % 64];
+                let complete = is_one_letter(c) || (c == b'u' && plain_unit_at(rest, k + 1));
+                if !complete {
+                    // A surrogate (a pair or an error) or a broken escape: from its
+                    // backslash, the byte before (in the block before when `k` is 0).
+                    i = escape(b, b.len() - rest.len() + k - 1)?;
+                    carry = 0;
+                    continue 'from;
+                }
+                letters &= letters - 1;
+            }
+            if stops != 0 {
+                let at = b.len() - rest.len() + stops.trailing_zeros() as usize;
+                match byte_at(b, at) {
+                    b'"' => return Ok(at + 1),
+                    0x80..=0xFF => {
+                        i = non_ascii(b, at)?;
+                        carry = 0;
+                        continue 'from;
+                    }
+                    _ => return Err(fail(ScanErrorKind::ControlCharacter, at)),
+                }
+            }
+            rest = after;
+        }
+        i = b.len() - rest.len();
+        break;
+    }
+    // An escaped first byte: from its backslash.
+    string_chunks(b, i - carry as usize)
+}
+
+/// The bytes of a 64-byte block that an escape covers (bit `k` for byte `k`): those
+/// after an odd run of backslashes (an escaped backslash among them). `carry` is 1 when
+/// the first byte is covered by the last backslash of the block before, and is set so
+/// for the next block. simdjson's branchless way (its `json_escape_scanner`): with the
+/// odd bits set, subtracting each run's backslashes from the bits after them marks the
+/// backslashes that escape, and the byte after an odd run; xor with the backslashes
+/// leaves the covered bytes. The unit tests pin it to a walk over the bits.
+#[inline(always)]
+fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
+    const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    let first = *carry;
+    // An escaped first byte starts no escape.
+    let starts = backslash & !first;
+    let codes = (((starts << 1) | ODD).wrapping_sub(starts)) ^ ODD;
+    // Whether the last byte is a backslash that escapes.
+    *carry = (codes & backslash) >> 63;
+    codes ^ (backslash | first)
+}
+
+/// The rest of a string, from `i` inside it, where fewer than 64
+/// bytes of input are left ([`string_blocks`]' tail): sixteen bytes at a time, the
+/// stops of each chunk ([`simd::plain_ascii_mask`]) taken in order, so that a
+/// one-letter escape costs a few bit operations and the chunk is not read again. The
+/// last bytes before the end of the input go to [`string_rest`] (out of line, [`rest`]),
+/// which the unit tests pin it to.
+#[inline(never)]
+fn string_chunks(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
+    'chunks: while let Some(mut stops) = simd::plain_ascii_mask(b, i) {
+        while stops != 0 {
+            let k = stops.trailing_zeros() as usize;
+            let at = i + k;
+            match byte_at(b, at) {
+                b'"' => return Ok(at + 1),
+                b'\\' if one_letter(byte_at(b, at + 1)).is_some() => {
+                    if k == 15 {
+                        // The escaped byte is in the next chunk.
+                        i = at + 2;
+                        continue 'chunks;
+                    }
+                    // Past the escaped byte, which may be a stop itself.
+                    stops &= !0u32 << (k + 2);
+                }
+                b'\\' => {
+                    i = escape(b, at)?;
+                    continue 'chunks;
+                }
+                0x80..=0xFF => {
+                    i = non_ascii(b, at)?;
+                    continue 'chunks;
+                }
+                _ => return Err(fail(ScanErrorKind::ControlCharacter, at)),
+            }
+        }
+        i += 16;
+    }
+    rest(b, i)
+}
+
+/// [`string_rest`], out of line: the last bytes of a long string.
+#[inline(never)]
+fn rest(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    string_rest(b, i)
+}
+
+/// Checks string content from `i`, a non-ASCII byte, as strict UTF-8; returns the
+/// offset where the string loop goes on: the whole run up to the next `"`, `\` or
+/// control character at once ([`simd::is_utf8`]), and where it is not UTF-8,
+/// [`utf8_sequence`] names the byte that breaks it. The unit tests pin it to the
+/// compact build's one sequence at a time.
+#[inline(never)]
+pub(crate) fn non_ascii(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    let end = simd::plain_end(b, i);
+    let run = b.get(i..end).unwrap_or(&[]);
+    if simd::is_utf8(run) {
+        return Ok(end);
+    }
+    match core::str::from_utf8(run) {
+        Ok(_) => Ok(end),
+        // The first sequence that is not UTF-8 starts at `valid_up_to`; the error names
+        // the byte that breaks it (which may be the stop after a cut sequence).
+        Err(e) => {
+            let at = i + e.valid_up_to();
+            let breaks = utf8_sequence(b, at).err().unwrap_or(at);
+            Err(fail(ScanErrorKind::InvalidUtf8, breaks))
+        }
+    }
+}
+
+/// [`LETTERS`] as a table: `true` at each.
+const IS_LETTER: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut k = 0;
+    while k < LETTERS.len() {
+        table[LETTERS[k] as usize] = true;
+        k += 1;
+    }
+    table
+};
+
+/// Whether `c` makes a one-letter escape ([`one_letter`] is `Some`), as one load: the
+/// block loop ([`string_blocks`]; the compact build links no such table); the unit
+/// tests pin it to [`one_letter`].
+#[inline(always)]
+fn is_one_letter(c: u8) -> bool {
+    IS_LETTER[usize::from(c)]
+}
+
+/// Whether the four bytes at `i` are the hex digits of a UTF-16 code unit that is not a
+/// surrogate ([`is_plain_unit`]): a `\u` escape complete in itself.
+#[inline(always)]
+fn plain_unit_at(b: &[u8], i: usize) -> bool {
+    match b.get(i..).and_then(|r| r.first_chunk::<4>()) {
+        Some(&digits) => is_plain_unit(u32::from_le_bytes(digits)),
+        None => false,
+    }
+}
+
+/// Four hex digits at `i`, as a UTF-16 code unit, read at once ([`hex4_word`]); `None`
+/// when they are not four hex digits.
+#[inline(always)]
+fn unit_at(b: &[u8], i: usize) -> Option<u32> {
+    hex4_word(u32::from_le_bytes(*b.get(i..)?.first_chunk::<4>()?))
+}
+
+/// One in each byte of a `u32`.
+const ONES: u32 = 0x0101_0101;
+/// The top bit of each byte of a `u32`.
+const HIGH: u32 = ONES * 0x80;
+
+/// The four bytes of `x` (the first digit in the lowest byte) as hex digits: the top bit
+/// of each byte that is a letter (`A..=F`, `a..=f`), or `None` unless all four are hex
+/// digits. A few word operations, shared by [`hex4_word`] and [`is_plain_unit`]; the
+/// unit tests pin both to [`hex4_digits`]'s loop.
+#[inline(always)]
+const fn hex4_letters(x: u32) -> Option<u32> {
+    // For a byte below 0x80, no sum below carries into the next byte, and the top bit of
+    // a byte of `x + ONES * (0x80 - n)` says that byte is at least `n`. A byte of 0x80 or
+    // more passes neither test below (the two sums of a test both keep the top bit, or
+    // the first wraps and loses it): the lowest such byte is computed exactly and fails,
+    // so, whatever it carries into the bytes above, not all four pass.
+    let digit = x.wrapping_add(ONES * (0x80 - 0x30)) & !x.wrapping_add(ONES * (0x80 - 0x3A));
+    // `c | 0x20` is in `a..=f` exactly when `c` is in `A..=F` or `a..=f`.
+    let lower = x | (ONES * 0x20);
+    let letter =
+        lower.wrapping_add(ONES * (0x80 - 0x61)) & !lower.wrapping_add(ONES * (0x80 - 0x67));
+    if (digit | letter) & HIGH != HIGH {
+        return None;
+    }
+    Some(letter & HIGH)
+}
+
+/// Whether the bytes of `x` are the four hex digits of a UTF-16 code unit that is not a
+/// surrogate (0xD800..=0xDFFF): [`hex4_letters`], and not `D` or `d` followed by a digit
+/// of 8 or more (`8`, `9` or a letter, the hex digits from 0x38 up).
+#[inline(always)]
+const fn is_plain_unit(x: u32) -> bool {
+    // The first digit folded to upper case, then the second: a surrogate's are 0x4438
+    // (`D8`) to 0x4466 (`Df`), and no other hex digits' are below 0x4438 + 0x48.
+    let lead = ((x as u16) & 0xFFDF).swap_bytes();
+    hex4_letters(x).is_some() && lead.wrapping_sub(0x4438) >= 0x48
+}
+
+/// The four hex digits in the bytes of `x` (the first digit in the lowest byte), as a
+/// UTF-16 code unit; `None` unless all four are hex digits ([`hex4_letters`]).
+#[inline(always)]
+const fn hex4_word(x: u32) -> Option<u32> {
+    let Some(letters) = hex4_letters(x) else {
+        return None;
+    };
+    // Each digit's value: its low four bits, and 9 more for a letter.
+    let values = (x & (ONES * 0x0F)) + (letters >> 7) * 9;
+    // Two digits to a byte (first, second in byte 0; third, fourth in byte 2), then the
+    // two bytes in order.
+    let pairs = ((values & 0x000F_000F) << 4) | ((values >> 8) & 0x000F_000F);
+    Some(((pairs & 0xFF) << 8) | (pairs >> 16))
+}
+
+/// Four hex digits at `i`, as a UTF-16 code unit: read at once ([`unit_at`]), and by
+/// the loop, which names the byte of an error, only when that fails.
+#[inline(always)]
+pub(crate) fn hex4(b: &[u8], i: usize) -> Result<u32, (ScanErrorKind, usize)> {
+    if let Some(unit) = unit_at(b, i) {
+        return Ok(unit);
+    }
+    hex4_digits(b, i)
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec::Vec;
+
+    /// The compact build's way over non-ASCII content: a sequence, then plain ASCII, as
+    /// the string loop goes, until a `"`, `\` or control character.
+    fn by_sequences(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
+        loop {
+            i = utf8_sequence(b, i).map_err(|at| fail(ScanErrorKind::InvalidUtf8, at))?;
+            i = simd::plain_ascii_end(b, i);
+            if byte_at(b, i) < 0x80 {
+                return Ok(i);
+            }
+        }
+    }
+
+    /// The fast build's chunked string loop gives what the general one gives, ends and
+    /// errors, on strings dense with escapes, stops at every position of a chunk, and
+    /// cut at every length.
+    #[test]
+    fn chunks_agree_with_the_general_loop() {
+        let seeds: [&[u8]; 6] = [
+            br#"a\"b\\c\/d\be\ff\ng\rh\ti\u00e9j\ud83d\ude00k""#,
+            br#"\\\\\\\\\\\\\\\\\"\"\"\"\"\"\"\"""#,
+            "naïve \\ café \\n \\t 東京 \\\" done\"".as_bytes(),
+            b"0123456789abcd\\n0123456789abc\\\"0123456789ab\\u00410123\"",
+            b"bad \\x escape\"",
+            b"ctrl \x01 inside\"",
+        ];
+        let mut checked = 0;
+        for seed in seeds {
+            for pad in 0..17 {
+                let mut s: Vec<u8> = std::vec![b'p'; pad];
+                s.extend_from_slice(seed);
+                for cut in 0..=s.len() {
+                    let b = &s[..cut];
+                    for i in 0..b.len() {
+                        assert_eq!(string_chunks(b, i), string_rest(b, i), "{b:?} from {i}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
+    /// A xorshift64* generator: the same numbers on every run.
+    fn numbers(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+    }
+
+    /// [`escaped_bytes`] over consecutive blocks, its carry passed on.
+    fn escaped_of(blocks: &[u64]) -> Vec<u64> {
+        let mut carry = 0;
+        blocks
+            .iter()
+            .map(|&m| escaped_bytes(m, &mut carry))
+            .collect()
+    }
+
+    /// The escaped bytes of consecutive blocks, walked bit by bit: a byte is escaped when
+    /// the byte before is a backslash that is not escaped itself.
+    fn escaped_by_walk(blocks: &[u64]) -> Vec<u64> {
+        let mut escaping = false;
+        blocks
+            .iter()
+            .map(|&backslash| {
+                let mut escaped = 0;
+                for k in 0..64 {
+                    if escaping {
+                        escaped |= 1 << k;
+                        escaping = false;
+                    } else if backslash >> k & 1 == 1 {
+                        escaping = true;
+                    }
+                }
+                escaped
+            })
+            .collect()
+    }
+
+    /// `escaped_bytes`, block after block with its carry, is the walk over the bits: on
+    /// every run of backslashes at each end of a block, on every three blocks of a pool
+    /// of edge masks, and on random blocks, sparse and dense.
+    #[test]
+    fn escaped_bytes_is_the_walk_over_the_bits() {
+        let mut pool: Vec<u64> = std::vec![
+            0,
+            !0,
+            0x5555_5555_5555_5555,
+            0xAAAA_AAAA_AAAA_AAAA,
+            0x3333_3333_3333_3333,
+            0xF0F0_F0F0_F0F0_F0F0,
+            0x7FFF_FFFF_FFFF_FFFF,
+            0xFFFF_FFFF_FFFF_FFFE,
+        ];
+        // Runs of 1 to 6 at the start, at the end, and across the middle.
+        for len in 1..=6 {
+            let run = (1u64 << len) - 1;
+            pool.extend([
+                run,
+                run << 1,
+                run << (64 - len),
+                run << (63 - len),
+                run << 30,
+            ]);
+        }
+        let mut checked = 0;
+        for &a in &pool {
+            for &b in &pool {
+                for &c in &pool {
+                    let blocks = [a, b, c];
+                    assert_eq!(escaped_of(&blocks), escaped_by_walk(&blocks), "{blocks:x?}");
+                    checked += 1;
+                }
+            }
+        }
+        let mut next = numbers(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..20_000 {
+            let blocks: Vec<u64> = (0..4)
+                .map(|_| match next() % 4 {
+                    0 => next() & next() & next(),
+                    1 => next() | next(),
+                    2 => next(),
+                    _ => !0 << (next() % 64),
+                })
+                .collect();
+            assert_eq!(escaped_of(&blocks), escaped_by_walk(&blocks), "{blocks:x?}");
+            checked += 1;
+        }
+        assert!(checked > 50_000, "{checked}");
+    }
+
+    /// The digit loop's answers for the bytes of `x`, as the word routines give them.
+    fn by_digits(x: u32) -> (Option<u32>, bool) {
+        let unit = hex4_digits(&x.to_le_bytes(), 0).ok();
+        (
+            unit,
+            matches!(unit, Some(u) if !(0xD800..=0xDFFF).contains(&u)),
+        )
+    }
+
+    /// `hex4_word` and `is_plain_unit` are the digit loop `hex4_digits`: every byte value
+    /// in each position with the others hex digits (surrogate leads among them), every
+    /// pair of positions over all values, every word over a set of bytes either side of
+    /// the digit, letter and surrogate edges, and random words.
+    #[test]
+    fn hex4_word_is_the_digit_loop() {
+        let check = |x: u32| {
+            let (unit, plain) = by_digits(x);
+            assert_eq!(hex4_word(x), unit, "{:02x?}", x.to_le_bytes());
+            assert_eq!(is_plain_unit(x), plain, "{:02x?}", x.to_le_bytes());
+        };
+        let fills: [&[u8; 4]; 10] = [
+            b"0000", b"D800", b"dBfF", b"DC00", b"dfff", b"D7FF", b"e000", b"FfFf", b"9aF0",
+            b"d8a0",
+        ];
+        for fill in fills {
+            let base = u32::from_le_bytes(*fill);
+            for p in 0..4 {
+                for c in 0..=255u32 {
+                    check(base & !(0xFF << (8 * p)) | c << (8 * p));
+                }
+            }
+        }
+        let base = u32::from_le_bytes(*b"d8a0");
+        for p in 0..4 {
+            for q in p + 1..4 {
+                for c in 0..=255u32 {
+                    for d in 0..=255u32 {
+                        let keep = !(0xFF << (8 * p)) & !(0xFF << (8 * q));
+                        check(base & keep | c << (8 * p) | d << (8 * q));
+                    }
+                }
+            }
+        }
+        let edges = [
+            0x00, 0x2F, b'0', b'7', b'8', b'9', 0x3A, 0x40, b'A', b'D', b'F', b'G', 0x60, b'a',
+            b'd', b'f', b'g', 0x7F, 0x80, 0xAF, 0xB0, 0xB9, 0xC1, 0xC4, 0xE0, 0xE6, 0xE7, 0xFF,
+        ];
+        for &a in &edges {
+            for &b in &edges {
+                for &c in &edges {
+                    for &d in &edges {
+                        check(u32::from_le_bytes([a, b, c, d]));
+                    }
+                }
+            }
+        }
+        let mut next = numbers(0x2545_F491_4F6C_DD1D);
+        for _ in 0..200_000 {
+            check(next() as u32);
+        }
+    }
+
+    /// `is_one_letter` is `one_letter` on every byte.
+    #[test]
+    fn is_one_letter_is_one_letter() {
+        for c in 0..=255u8 {
+            assert_eq!(is_one_letter(c), one_letter(c).is_some(), "{c:#04x}");
+        }
+    }
+
+    /// What the block loop is tried on: valid and broken escapes, runs of backslashes,
+    /// surrogates, UTF-8 and control characters.
+    const PIECES: &[&[u8]] = &[
+        b"\\n",
+        b"\\\"",
+        b"\\\\",
+        b"\\/\\b\\f\\r\\t",
+        b"\\\\\\\"",
+        b"\\\\\\\\\\\\\\\\\\n",
+        b"\\\\\\\\\\\\\\\\\\\\\\\"",
+        b"\\u00e9",
+        b"\\uFFFF\\u0041",
+        b"\\ud83d\\ude00",
+        b"\\uD83D\\uDE00\\uDBFF\\uDFFF",
+        b"\\ud83d",
+        b"\\ud83dx",
+        b"\\ud83d\\u0041",
+        b"\\ud83d\\ud83d",
+        b"\\ude00",
+        b"\\u12G4",
+        b"\\u00",
+        b"\\u",
+        b"\\x",
+        b"\\\x01",
+        b"\\\xc3\xa9",
+        b"\\",
+        "é€😀".as_bytes(),
+        b"\xc3",
+        b"\xc3(",
+        b"\xed\xa0\x80",
+        b"\xe2\x82\\n",
+        b"\x01",
+        b"\x1f\\n",
+        b"\x7f",
+        b"\"",
+    ];
+
+    /// The fast build's block loop gives what the general one gives, ends and errors:
+    /// each piece at every offset of the first three blocks, from the start and from the
+    /// piece; cut at every length near the block edges; and on random strings.
+    #[test]
+    fn blocks_agree_with_the_general_loop() {
+        let agree = |b: &[u8], i: usize| {
+            assert_eq!(
+                string_blocks(b, i),
+                string_rest(b, i),
+                "{:?} from {i}",
+                std::string::String::from_utf8_lossy(b)
+            );
+        };
+        let mut checked = 0;
+        for piece in PIECES {
+            for pad in 0..=134 {
+                let mut s: Vec<u8> = std::vec![b'a'; pad];
+                s.extend_from_slice(piece);
+                s.extend_from_slice(b"bc\\n\"");
+                // More input after the string, as inside a message.
+                s.extend_from_slice(&[b'x'; 70]);
+                for i in [0, pad.saturating_sub(1), pad, pad + 1] {
+                    agree(&s, i);
+                    checked += 1;
+                }
+                if pad % 64 <= 3 || pad % 64 >= 59 {
+                    for cut in 0..s.len() {
+                        agree(&s[..cut], 0);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        // Random strings over an alphabet of the bytes that matter, each piece as one
+        // letter.
+        let mut next = numbers(0x0123_4567_89AB_CDEF);
+        for _ in 0..3_000 {
+            let mut s = Vec::new();
+            let len = next() % 300;
+            while (s.len() as u64) < len {
+                match next() % 8 {
+                    0..=3 => s.push(b'a' + (next() % 26) as u8),
+                    4 => s.push(b'\\'),
+                    5 => s.extend_from_slice(b"u00"),
+                    _ => s.extend_from_slice(PIECES[next() as usize % (PIECES.len() - 1)]),
+                }
+            }
+            s.push(b'"');
+            for i in [0, next() as usize % s.len()] {
+                agree(&s, i);
+                let cut = next() as usize % s.len();
+                agree(&s[..cut], i.min(cut));
+                checked += 2;
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
+    }
+
+    /// The two ways over non-ASCII content agree, errors included, on every valid and
+    /// broken sequence at every position.
+    #[test]
+    fn run_and_sequences_agree() {
+        let mut texts: Vec<Vec<u8>> = Vec::new();
+        for s in ["é", "€", "😀", "naïve café", "東京 ok", "a\u{e9}b"] {
+            texts.push(s.as_bytes().to_vec());
+        }
+        let broken: [&[u8]; 10] = [
+            b"\xc0\x80",
+            b"\xc3",
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+            b"\xe2\x82",
+            b"\xff",
+            b"\x80",
+            b"\xf0\x9f\x98",
+            b"\xe0\x80\x80",
+            b"\xc3\x28",
+        ];
+        let mut checked = 0;
+        for tail in [&b""[..], b"\"", b"x\"", b"\\n", b"\x01"] {
+            for head in &texts {
+                for bad in broken.iter().map(|b| b.to_vec()).chain([Vec::new()]) {
+                    let mut b = head.clone();
+                    b.extend_from_slice(&bad);
+                    b.extend_from_slice(head);
+                    b.extend_from_slice(tail);
+                    for i in 0..b.len() {
+                        if b[i] >= 0x80 {
+                            assert_eq!(non_ascii(&b, i), by_sequences(&b, i), "{b:?} at {i}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+}
