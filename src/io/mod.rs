@@ -10,11 +10,12 @@
 //!
 //! Each has one `serve` per kind of loop it has (blocking: `serve`; async:
 //! `serve_async`, or `serve` where there is only the async one), driving a
-//! [`Service`]. What it serves is one object that reads and
-//! writes (a `TcpStream`, a UART), or a reader and a writer as a [`Split`] (stdin and
-//! stdout): the same function takes either. The concurrent service
+//! [`Service`]. What it serves is one object that reads and writes (a `TcpStream`, a
+//! UART), or a reader and a writer as a [`Split`] (stdin and stdout): the same function
+//! takes either. Give the halves by value where they are references already: an
+//! `embedded-io-async` `&mut T` is one more future a read. The concurrent service
 //! (`service::concurrent`), whose reader and writer run at once, takes the two halves
-//! (`Half` here, `tokio::Io`).
+//! (`embedded_io::Half`, `tokio::Io`).
 //!
 //! The loops themselves are written once, here, over the crate's own view of a
 //! stream; each file only adapts its crate's traits to it.
