@@ -18,6 +18,7 @@
 //! | a peer silent through a ping interval (no pong) is closed with 1001 | `a_peer_silent_through_a_ping_interval_is_closed` |
 //! | WebSockets count against `max_connections`; a new client waits for one to close | `websockets_count_against_the_connection_cap` |
 //! | at the cap, a new client is served by closing an idle HTTP connection, not a WebSocket | `at_the_cap_an_idle_http_connection_is_closed_not_a_websocket` |
+//! | an idle WebSocket holds no send queue; one is taken at its first message | `an_idle_websocket_holds_no_buffers` |
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -35,6 +36,56 @@ use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Bytes, Message};
 use tokio_tungstenite::WebSocketStream;
+
+/// Counts the live allocations of exactly `QUEUE` bytes (a size no other test or
+/// crate asks for): the send queues of the sessions of `an_idle_websocket_holds_no_buffers`.
+struct Counting;
+
+const QUEUE: usize = 777_777;
+
+static QUEUES: std::sync::atomic::AtomicIsize = std::sync::atomic::AtomicIsize::new(0);
+
+fn count(size: usize, by: isize) {
+    if size == QUEUE {
+        QUEUES.fetch_add(by, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+// SAFETY: every call is forwarded unchanged to `System`, which upholds the
+// `GlobalAlloc` contract; counting is an atomic add (no allocation, no re-entrance).
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        count(layout.size(), 1);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        count(layout.size(), 1);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { std::alloc::System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
+        count(layout.size(), -1);
+        count(size, 1);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { std::alloc::System.realloc(ptr, layout, size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        count(layout.size(), -1);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn queues() -> isize {
+    QUEUES.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 /// The longest any step waits.
 const LIMIT: Duration = Duration::from_secs(10);
@@ -691,4 +742,29 @@ async fn at_the_cap_an_idle_http_connection_is_closed_not_a_websocket() {
         .unwrap_or(0);
     assert_eq!(n, 0, "the idle connection closed");
     round_trip(&mut ws).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_websocket_holds_no_buffers() {
+    let server = start(WsSettings {
+        send_queue: QUEUE,
+        ..small()
+    })
+    .await;
+    // Connections that upgrade and say nothing: their sessions started (joined),
+    // and no send queue taken (a thousand such would otherwise hold a thousand).
+    let mut idle = Vec::new();
+    for _ in 0..10 {
+        idle.push(bare_upgrade(server.addr).await);
+    }
+    until(|| server.subs.connections() == 10).await;
+    assert_eq!(queues(), 0);
+    // A connection that speaks takes its buffers, the outbox among them.
+    let mut ws = connect(server.addr).await;
+    round_trip(&mut ws).await;
+    assert!(queues() >= 1, "{}", queues());
+    // And gives them back when it closes.
+    ws.close(None).await.unwrap();
+    drop(idle);
+    until(|| queues() == 0).await;
 }
