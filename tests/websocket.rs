@@ -14,9 +14,14 @@
 //! | a peer that does not read is closed with 1013, the queue bounded | `a_peer_that_does_not_read_is_disconnected` |
 //! | shutdown closes with 1001 | `shutdown_closes_with_1001` |
 //! | a malformed upgrade is 400; plain HTTP still served | `a_malformed_upgrade_is_400` |
+//! | a write that waits `send_timeout` (the peer does not read a reply) closes with 1013 | `a_write_past_the_send_timeout_is_closed_with_1013` |
+//! | a peer silent through a ping interval (no pong) is closed with 1001 | `a_peer_silent_through_a_ping_interval_is_closed` |
+//! | WebSockets count against `max_connections`; a new client waits for one to close | `websockets_count_against_the_connection_cap` |
+//! | at the cap, a new client is served by closing an idle HTTP connection, not a WebSocket | `at_the_cap_an_idle_http_connection_is_closed_not_a_websocket` |
+//! | an idle WebSocket holds no send queue; one is taken at its first message | `an_idle_websocket_holds_no_buffers` |
 
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use jsonrpc_slice::http::websocket::Settings as WsSettings;
@@ -31,6 +36,56 @@ use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Bytes, Message};
 use tokio_tungstenite::WebSocketStream;
+
+/// Counts the live allocations of exactly `QUEUE` bytes (a size no other test or
+/// crate asks for): the send queues of the sessions of `an_idle_websocket_holds_no_buffers`.
+struct Counting;
+
+const QUEUE: usize = 777_777;
+
+static QUEUES: std::sync::atomic::AtomicIsize = std::sync::atomic::AtomicIsize::new(0);
+
+fn count(size: usize, by: isize) {
+    if size == QUEUE {
+        QUEUES.fetch_add(by, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+// SAFETY: every call is forwarded unchanged to `System`, which upholds the
+// `GlobalAlloc` contract; counting is an atomic add (no allocation, no re-entrance).
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        count(layout.size(), 1);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        count(layout.size(), 1);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { std::alloc::System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
+        count(layout.size(), -1);
+        count(size, 1);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { std::alloc::System.realloc(ptr, layout, size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        count(layout.size(), -1);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn queues() -> isize {
+    QUEUES.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 /// The longest any step waits.
 const LIMIT: Duration = Duration::from_secs(10);
@@ -62,6 +117,19 @@ async fn unsubscribe<'p>(
     Ok(out.bool(call.state().unsubscribe(id))?)
 }
 
+/// The reply of `big`: more than loopback's send buffer (4 MiB at most by default)
+/// and the client's receive buffer (set to 64 KiB) hold together.
+const BIG: usize = 12 << 20;
+
+async fn big<'p>(
+    _: &mut Ws<'_>,
+    _: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    Ok(out.str(TEXT.get_or_init(|| "x".repeat(BIG)))?)
+}
+
 async fn slow<'p>(
     _: &mut Ws<'_>,
     _: Params<'p>,
@@ -75,6 +143,7 @@ async_method_table! { Methods<'c, Ws<'c>> {
     "subscribe" => subscribe,
     "unsubscribe" => unsubscribe,
     "slow" => slow,
+    "big" => big,
 } }
 
 static HTTP: Server<()> = Server::new(demo::TABLE);
@@ -89,6 +158,10 @@ struct Running {
 }
 
 async fn start(settings: WsSettings) -> Running {
+    start_with(Settings::default(), settings).await
+}
+
+async fn start_with(http: Settings, settings: WsSettings) -> Running {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     // A set of its own per test: the counts below are this server's.
@@ -96,7 +169,7 @@ async fn start(settings: WsSettings) -> Running {
     let (stop, stopped) = oneshot::channel::<()>();
     let websocket = WebSocket::new(&WS, subs, ()).with_settings(settings);
     let server = HttpServer::new(&HTTP, || ())
-        .with_settings(Settings::default())
+        .with_settings(http)
         .with_websocket(websocket);
     let done = tokio::spawn(server.serve_until(listener, async {
         let _ = stopped.await;
@@ -448,4 +521,250 @@ async fn a_malformed_upgrade_is_400() {
         .unwrap()
         .unwrap();
     assert_eq!(&head, b"HTTP/1.1 405");
+}
+
+/// Waits, at most `LIMIT`, until `done` holds: for a state the server reaches with no
+/// message to the client (a client that reads would change what is tested).
+async fn until(mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + LIMIT;
+    while !done() {
+        assert!(Instant::now() < deadline, "not in time");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_past_the_send_timeout_is_closed_with_1013() {
+    let send_timeout = Duration::from_millis(300);
+    let server = start(WsSettings {
+        max_reply: BIG + 1024,
+        send_timeout,
+        ..small()
+    })
+    .await;
+    // A small receive buffer: the reply stays mostly in the server's buffers.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(64 * 1024).unwrap();
+    let stream = socket.connect(server.addr).await.unwrap();
+    let addr = server.addr;
+    let (mut ws, _) = tokio_tungstenite::client_async(format!("ws://{addr}/"), stream)
+        .await
+        .unwrap();
+    send(
+        &mut ws,
+        r#"{"jsonrpc":"2.0","method":"sum","params":[1],"id":1}"#,
+    )
+    .await;
+    let _ = text(&mut ws).await;
+    assert_eq!(server.subs.connections(), 1);
+    // A reply of a call, not a push: no send queue is involved, only the write that
+    // waits for a peer that does not read.
+    let asked = Instant::now();
+    send(&mut ws, r#"{"jsonrpc":"2.0","method":"big","id":2}"#).await;
+    // The session leaves its subscribers before it sends its close.
+    until(|| server.subs.connections() == 0).await;
+    assert!(asked.elapsed() >= send_timeout, "{:?}", asked.elapsed());
+    // The client reads again (within `send_timeout`, the close's own limit): the
+    // reply, then the close.
+    let mut replies = 0;
+    let code = loop {
+        match next(&mut ws).await {
+            Message::Close(Some(frame)) => break frame.code,
+            Message::Text(t) => {
+                assert_eq!(t.len(), BIG + 36, "{}", &t[..60]);
+                replies += 1;
+            }
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!((code, replies), (CloseCode::Again, 1));
+}
+
+/// A WebSocket on a bare socket: nothing is answered unless the test writes it (a
+/// client library would answer pings).
+async fn bare_upgrade(addr: SocketAddr) -> TcpStream {
+    let mut tcp = TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(
+        b"GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+    )
+    .await
+    .unwrap();
+    let head = read_head(&mut tcp).await;
+    assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+    tcp
+}
+
+/// An HTTP response's head, byte by byte (nothing past it is read).
+async fn read_head(tcp: &mut TcpStream) -> String {
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        let mut b = [0u8; 1];
+        let n = tokio::time::timeout(LIMIT, tcp.read(&mut b))
+            .await
+            .expect("in time")
+            .unwrap();
+        assert_eq!(n, 1, "the end before the head's: {head:?}");
+        head.push(b[0]);
+    }
+    String::from_utf8(head).unwrap()
+}
+
+/// One frame from the server (unmasked, unfragmented): its opcode and payload.
+async fn bare_frame(tcp: &mut TcpStream) -> (u8, Vec<u8>) {
+    let read = async {
+        let mut b = [0u8; 2];
+        tcp.read_exact(&mut b).await.unwrap();
+        let len = match b[1] & 0x7f {
+            126 => usize::from(tcp.read_u16().await.unwrap()),
+            127 => usize::try_from(tcp.read_u64().await.unwrap()).unwrap(),
+            n => usize::from(n),
+        };
+        let mut payload = vec![0u8; len];
+        tcp.read_exact(&mut payload).await.unwrap();
+        (b[0] & 0x0f, payload)
+    };
+    tokio::time::timeout(LIMIT, read).await.expect("in time")
+}
+
+#[tokio::test]
+async fn a_peer_silent_through_a_ping_interval_is_closed() {
+    let interval = Duration::from_millis(50);
+    let server = start(WsSettings {
+        ping_interval: interval,
+        ..small()
+    })
+    .await;
+    let mut tcp = bare_upgrade(server.addr).await;
+    let opened = Instant::now();
+    // The peer says nothing, not even the pong: the server's ping, then its close.
+    let (op, _) = bare_frame(&mut tcp).await;
+    assert_eq!(op, 0x9, "a ping");
+    let (op, payload) = bare_frame(&mut tcp).await;
+    assert_eq!(op, 0x8, "a close");
+    assert_eq!(u16::from_be_bytes([payload[0], payload[1]]), 1001);
+    assert!(opened.elapsed() >= interval, "{:?}", opened.elapsed());
+    let mut b = [0u8; 1];
+    let n = tokio::time::timeout(LIMIT, tcp.read(&mut b))
+        .await
+        .expect("in time")
+        .unwrap();
+    assert_eq!(n, 0, "the end of the stream");
+    assert_eq!(server.subs.connections(), 0);
+}
+
+const POST: &[u8] = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 61\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}";
+
+/// An HTTP reply's status, its body read (the connection stays usable).
+async fn http_status(tcp: &mut TcpStream) -> u16 {
+    let head = read_head(tcp).await;
+    let length = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse::<usize>().unwrap())
+        })
+        .unwrap_or(0);
+    let mut body = vec![0u8; length];
+    tokio::time::timeout(LIMIT, tcp.read_exact(&mut body))
+        .await
+        .expect("in time")
+        .unwrap();
+    head[9..12].parse().unwrap()
+}
+
+/// Nothing has come on `tcp` (yet).
+fn nothing_yet(tcp: &TcpStream) -> bool {
+    let mut b = [0u8; 1];
+    matches!(tcp.try_read(&mut b), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+}
+
+async fn round_trip(ws: &mut Client) {
+    send(
+        ws,
+        r#"{"jsonrpc":"2.0","method":"sum","params":[3],"id":9}"#,
+    )
+    .await;
+    assert_eq!(text(ws).await, r#"{"jsonrpc":"2.0","result":3,"id":9}"#);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websockets_count_against_the_connection_cap() {
+    let server = start_with(
+        Settings {
+            max_connections: 2,
+            ..Settings::default()
+        },
+        small(),
+    )
+    .await;
+    let mut first = connect(server.addr).await;
+    round_trip(&mut first).await;
+    let mut second = connect(server.addr).await;
+    round_trip(&mut second).await;
+    let mut waiting = TcpStream::connect(server.addr).await.unwrap();
+    waiting.write_all(POST).await.unwrap();
+    // Both WebSockets open (never idle): the new client is not served, and neither
+    // WebSocket is closed for it.
+    round_trip(&mut first).await;
+    round_trip(&mut second).await;
+    assert!(nothing_yet(&waiting));
+    // One closes: the client is served.
+    first.close(None).await.unwrap();
+    assert_eq!(http_status(&mut waiting).await, 200);
+    round_trip(&mut second).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_the_cap_an_idle_http_connection_is_closed_not_a_websocket() {
+    let server = start_with(
+        Settings {
+            max_connections: 2,
+            ..Settings::default()
+        },
+        small(),
+    )
+    .await;
+    // The WebSocket first: the older of the two.
+    let mut ws = connect(server.addr).await;
+    round_trip(&mut ws).await;
+    let mut idle = TcpStream::connect(server.addr).await.unwrap();
+    idle.write_all(POST).await.unwrap();
+    assert_eq!(http_status(&mut idle).await, 200);
+    // The cap reached: a new client is served, the idle HTTP connection closed for it.
+    let mut third = TcpStream::connect(server.addr).await.unwrap();
+    third.write_all(POST).await.unwrap();
+    assert_eq!(http_status(&mut third).await, 200);
+    let mut b = [0u8; 1];
+    let n = tokio::time::timeout(LIMIT, idle.read(&mut b))
+        .await
+        .expect("in time")
+        .unwrap_or(0);
+    assert_eq!(n, 0, "the idle connection closed");
+    round_trip(&mut ws).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_websocket_holds_no_buffers() {
+    let server = start(WsSettings {
+        send_queue: QUEUE,
+        ..small()
+    })
+    .await;
+    // Connections that upgrade and say nothing: their sessions started (joined),
+    // and no send queue taken (a thousand such would otherwise hold a thousand).
+    let mut idle = Vec::new();
+    for _ in 0..10 {
+        idle.push(bare_upgrade(server.addr).await);
+    }
+    until(|| server.subs.connections() == 10).await;
+    assert_eq!(queues(), 0);
+    // A connection that speaks takes its buffers, the outbox among them.
+    let mut ws = connect(server.addr).await;
+    round_trip(&mut ws).await;
+    assert!(queues() >= 1, "{}", queues());
+    // And gives them back when it closes.
+    ws.close(None).await.unwrap();
+    drop(idle);
+    until(|| queues() == 0).await;
 }

@@ -71,8 +71,12 @@ impl Stop {
 /// Notifications written for one connection and not yet taken by it: a buffer of
 /// fixed size, messages ended by `\n`.
 struct Outlet {
+    /// Empty until the first notification: a connection without subscriptions holds
+    /// no queue.
     buf: Box<[u8]>,
     len: usize,
+    /// The size of `buf` once taken.
+    size: usize,
 }
 
 /// One connection as [`Subscribers`] sees it.
@@ -90,6 +94,10 @@ impl<K, const N: usize> Member<K, N> {
     /// length: the outlet is empty again.
     pub(crate) fn take(&self, spare: &mut Box<[u8]>) -> usize {
         let mut outlet = lock(&self.outlet);
+        // Nothing to take (and `buf` may not be taken yet: it stays so).
+        if outlet.len == 0 {
+            return 0;
+        }
         core::mem::swap(&mut outlet.buf, spare);
         core::mem::take(&mut outlet.len)
     }
@@ -160,8 +168,9 @@ impl<K, const N: usize> Subscribers<K, N> {
         let member = Arc::new(Member {
             registry: Mutex::new(Registry::new(seed)),
             outlet: Mutex::new(Outlet {
-                buf: vec![0; queue].into_boxed_slice(),
+                buf: Box::default(),
                 len: 0,
+                size: queue,
             }),
             written: Notify::new(),
             stop,
@@ -197,7 +206,10 @@ impl<K: PartialEq, const N: usize> Subscribers<K, N> {
             let mut wrote = false;
             for (id, _) in registry.iter().filter(|(_, k)| *k == kind) {
                 let mut outlet = lock(&member.outlet);
-                let Outlet { buf, len } = &mut *outlet;
+                let Outlet { buf, len, size } = &mut *outlet;
+                if buf.is_empty() {
+                    *buf = vec![0; *size].into_boxed_slice();
+                }
                 let room = buf.get_mut(*len..).unwrap_or_default();
                 // A message and its `\n`.
                 let room_len = room.len().saturating_sub(1);

@@ -34,9 +34,12 @@
 //!
 //! The concurrent service's loop is polled from one task and is not `Send`: the
 //! sessions run on [`Settings::threads`] threads of their own, each a current-thread
-//! tokio runtime. Memory per connection, taken when it opens: `(IN_FLIGHT + 2) ×
-//! max_message + IN_FLIGHT × max_reply` for the slots (allocated zeroed: pages are
-//! touched only as far as messages reach), the two send queues, and a read chunk.
+//! tokio runtime. Memory per connection, taken at its first message (a connection
+//! that has sent nothing holds the crate's read buffer, 16 KiB, and its tasks):
+//! `(IN_FLIGHT + 2) × max_message + IN_FLIGHT × max_reply` for the slots (allocated
+//! zeroed: pages are touched only as far as messages reach, where the allocator
+//! maps them afresh), the outbox and a read chunk; the application's send queue at
+//! the first notification.
 
 use std::boxed::Box;
 use std::future::Future;
@@ -369,15 +372,6 @@ async fn serve<A, T, K, const N: usize>(
     let ws = Stream::from_raw_socket(io, Role::Server, Some(config)).await;
     let (sink, stream) = ws.split();
     let sink = Mutex::new(sink);
-    let (frame, reply) = (settings.max_message.max(1), settings.max_reply.max(1));
-    let mut memory = vec![0u8; LentSlots::<IN_FLIGHT>::bytes(frame, reply)];
-    let Some(slots) = LentSlots::<IN_FLIGHT>::new(&mut memory, frame, reply) else {
-        return;
-    };
-    let mut queue = vec![0u8; settings.send_queue.max(1)];
-    let outbox = LentOutbox::new(&mut queue);
-    let mut framer = Messages::new(frame);
-    let mut chunk = vec![0u8; 64 * 1024];
     let mut reader = WsRead {
         stream,
         sink: &sink,
@@ -392,6 +386,30 @@ async fn serve<A, T, K, const N: usize>(
         timeout: settings.send_timeout,
         close: None,
     };
+    // An idle connection holds no buffers: they are taken at its first message. A
+    // connection that has sent nothing has no subscriptions, so nothing to push.
+    reader.first().await;
+    if reader.close.is_some() {
+        return close(
+            subscribers,
+            member,
+            stop,
+            &sink,
+            reader.close,
+            false,
+            settings,
+        )
+        .await;
+    }
+    let (frame, reply) = (settings.max_message.max(1), settings.max_reply.max(1));
+    let mut memory = vec![0u8; LentSlots::<IN_FLIGHT>::bytes(frame, reply)];
+    let Some(slots) = LentSlots::<IN_FLIGHT>::new(&mut memory, frame, reply) else {
+        return;
+    };
+    let mut queue = vec![0u8; settings.send_queue.max(1)];
+    let outbox = LentOutbox::new(&mut queue);
+    let mut framer = Messages::new(frame);
+    let mut chunk = vec![0u8; 64 * 1024];
     let mut writer = WsWrite {
         sink: &sink,
         message: Vec::new(),
@@ -418,9 +436,34 @@ async fn serve<A, T, K, const N: usize>(
         () = pump => false,
         () = not_reading => false,
     };
+    let read_close = reader.close;
+    drop(reader);
+    close(
+        subscribers,
+        member,
+        stop,
+        &sink,
+        read_close,
+        write_failed,
+        settings,
+    )
+    .await;
+}
+
+/// Ends a session: its subscriptions, then the close frame (within the send time
+/// limit).
+async fn close<K, const N: usize>(
+    subscribers: &Subscribers<K, N>,
+    member: &Member<K, N>,
+    stop: &Stop,
+    sink: &Mutex<SplitSink<Stream, Message>>,
+    read_close: Option<u16>,
+    write_failed: bool,
+    settings: &Settings,
+) {
     // Its subscriptions end before the peer sees the close.
     subscribers.leave(member);
-    let code = match (stop.code(), reader.close) {
+    let code = match (stop.code(), read_close) {
         (Some(code), _) | (None, Some(code)) => code,
         // The writer waited past its time limit: the peer does not read.
         (None, None) if write_failed => CLOSE_NOT_READING,
@@ -604,6 +647,26 @@ impl Read for WsRead<'_> {
             if self.close.is_some() {
                 return Ok(0);
             }
+            if let Some(read) = self.receive().await {
+                return read;
+            }
+        }
+    }
+}
+
+impl WsRead<'_> {
+    /// Waits until the first message has come (or the end): until then the session
+    /// holds none of its buffers.
+    async fn first(&mut self) {
+        while self.pending.is_none() && self.close.is_none() {
+            let _ = self.receive().await;
+        }
+    }
+
+    /// The next thing from the peer, a ping due, or the stop: a text kept in
+    /// `pending` (`None`), or what `read` returns.
+    async fn receive(&mut self) -> Option<io::Result<usize>> {
+        {
             tokio::select! {
                 next = self.stream.next() => {
                     self.heard = true;
@@ -618,27 +681,28 @@ impl Read for WsRead<'_> {
                                 self.at = 0;
                             }
                             // Not text: and `END` may be among its bytes.
-                            Err(_) => return self.end(1007),
+                            Err(_) => return Some(self.end(1007)),
                         },
                         // Pongs to pings are the crate's (sent at its next read).
                         Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {}
-                        Some(Ok(Message::Close(_))) | None => return self.end(1000),
-                        Some(Err(WsError::Capacity(_))) => return self.end(1009),
-                        Some(Err(_)) => return self.end(1002),
+                        Some(Ok(Message::Close(_))) | None => return Some(self.end(1000)),
+                        Some(Err(WsError::Capacity(_))) => return Some(self.end(1009)),
+                        Some(Err(_)) => return Some(self.end(1002)),
                     }
                 }
                 _ = self.ping.tick() => {
                     if !core::mem::take(&mut self.heard) {
-                        return self.end(1001);
+                        return Some(self.end(1001));
                     }
                     let ping = async { self.sink.lock().await.send(Message::Ping(Bytes::new())).await };
                     if !matches!(tokio::time::timeout(self.timeout, ping).await, Ok(Ok(()))) {
-                        return self.end(CLOSE_NOT_READING);
+                        return Some(self.end(CLOSE_NOT_READING));
                     }
                 }
-                code = self.stop.stopped() => return self.end(code),
+                code = self.stop.stopped() => return Some(self.end(code)),
             }
         }
+        None
     }
 }
 

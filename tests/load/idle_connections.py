@@ -2,7 +2,7 @@
 """Resident memory of the http-node example with 1,000 idle connections (issue 39).
 
     cargo build --release --example http-node
-    python3 tests/load/idle_connections.py [PATH_TO_HTTP_NODE] [--connections N] [--rounds R] [--keep-alive]
+    python3 tests/load/idle_connections.py [PATH_TO_HTTP_NODE] [--connections N] [--rounds R] [--keep-alive | --websocket]
 
 Not a CI stage: a measurement on loopback, bounded (N connections, default 1,000; R
 rounds, default 3; every socket operation times out after 10 s; the whole run takes a
@@ -10,7 +10,9 @@ few seconds). The server's descriptor limit is raised to N + 64 for the run (its
 1,000 connections by default, is then what bounds it).
 
 Each round opens N connections that send nothing (the issue's case); with
-`--keep-alive`, each makes one request first and keeps the connection alive. The server's resident memory (VmRSS of /proc/PID/status)
+`--keep-alive`, each makes one request first and keeps the connection alive; with
+`--websocket`, each becomes a WebSocket (its `101` read) and then sends nothing (a
+WebSocket has no idle timeout; the server's first ping is 30 s away). The server's resident memory (VmRSS of /proc/PID/status)
 is read at start, with the N connections open (within the idle timeout, 5 s, so that
 they are all still open: its descriptors are counted, and a round in which the server
 did not hold all N at once, a machine too loaded to open them in time, fails), and after they are closed and
@@ -57,6 +59,39 @@ def settle(pid, base):
     assert fds(pid) <= base, f"{fds(pid) - base} connections still open"
 
 
+UPGRADE = (
+    b"GET / HTTP/1.1\r\nHost: load\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+    b"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+)
+
+
+def upgrade(sock):
+    """Makes the connection a WebSocket: the `101`'s head read, nothing past it."""
+    sock.sendall(UPGRADE)
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        byte = sock.recv(1)
+        if not byte:
+            raise RuntimeError("closed before the upgrade's answer")
+        head += byte
+    status = int(head.split(b" ")[1])
+    if status != 101:
+        raise RuntimeError(f"status {status}")
+
+
+def steady_fds(pid):
+    """The server's descriptors once their count holds for 100 ms (bounded by TIMEOUT):
+    its threads open theirs as they start (the WebSocket session threads' runtimes),
+    after it prints its address, so a count taken then is not the start's."""
+    deadline = time.monotonic() + TIMEOUT
+    last, same = fds(pid), 0
+    while same < 10 and time.monotonic() < deadline:
+        time.sleep(0.01)
+        now = fds(pid)
+        last, same = now, same + 1 if now == last else 0
+    return last
+
+
 def read_reply(sock):
     """Reads one response (headers and a Content-Length body); returns its status."""
     data = b""
@@ -79,11 +114,13 @@ def read_reply(sock):
     return int(head.split(b" ")[1])
 
 
-def open_connections(addr, n, keep_alive):
+def open_connections(addr, n, keep_alive, websocket):
     socks = []
     for _ in range(n):
         s = socket.create_connection(addr, timeout=TIMEOUT)
-        if keep_alive:
+        if websocket:
+            upgrade(s)
+        elif keep_alive:
             s.sendall(REQUEST)
             status = read_reply(s)
             if status != 200:
@@ -101,7 +138,7 @@ def served(addr):
 
 def main():
     args = sys.argv[1:]
-    n, rounds, keep_alive = 1000, 3, False
+    n, rounds, keep_alive, websocket = 1000, 3, False, False
     server = "target/release/examples/http-node"
     while args:
         a = args.pop(0)
@@ -111,6 +148,8 @@ def main():
             rounds = int(args.pop(0))
         elif a == "--keep-alive":
             keep_alive = True
+        elif a == "--websocket":
+            websocket = True
         else:
             server = a
     if not os.access(server, os.X_OK):
@@ -131,9 +170,8 @@ def main():
         host_port = line.strip().rsplit("/", 1)[-1]
         host, port = host_port.rsplit(":", 1)
         addr = (host, int(port))
-        base_fds = fds(proc.pid)
         served(addr)
-        settle(proc.pid, base_fds)
+        base_fds = steady_fds(proc.pid)
         start = rss_kib(proc.pid)
         print(
             f"{'round':>5} {'start MiB':>10} {'held':>5} {'open MiB':>9} {'closed MiB':>11}"
@@ -141,7 +179,7 @@ def main():
         worst_open, worst_back, all_held = 0.0, 0.0, True
         for r in range(1, rounds + 1):
             t0 = time.monotonic()
-            socks = open_connections(addr, n, keep_alive)
+            socks = open_connections(addr, n, keep_alive, websocket)
             # Within the idle timeout (5 s): every connection still open.
             # Every connection accepted (the last ones may still be in the backlog).
             while fds(proc.pid) < base_fds + n and time.monotonic() - t0 < 4.5:
