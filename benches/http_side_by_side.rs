@@ -36,8 +36,6 @@
 //! First, the codec's part (`Server::handle`) runs on each workload under the counting
 //! allocator: it must allocate nothing, or the program fails.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -56,49 +54,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-// ---------------------------------------------------------------------------------
-// The counting allocator: counts on the threads that armed it (the servers' threads).
-
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note() {
-    if ARMED.try_with(Cell::get).unwrap_or(false) {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: every call is forwarded unchanged to `System`; counting touches only a
-// const-initialised thread-local and an atomic (no allocation, no re-entrance).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "../tests/common/counting_threads.rs"]
+mod counting;
 
 // ---------------------------------------------------------------------------------
 // The methods.
@@ -197,7 +154,7 @@ fn runtime(
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .on_thread_start(move || {
-            ARMED.with(|a| a.set(true));
+            counting::arm();
             // SAFETY: gettid has no preconditions.
             seen.lock().unwrap().push(unsafe { libc::gettid() });
             if let Some(cpus) = &cpus {
@@ -442,13 +399,13 @@ async fn drive(server: &Running, work: &Workload, cfg: &Config) -> Outcome {
         }
     };
     let warm_up = round(0.2, true).await;
-    let (allocations, cpu) = (ALLOCATIONS.load(Ordering::Relaxed), cpu_ns(&server.threads));
+    let (allocations, cpu) = (counting::allocations(), cpu_ns(&server.threads));
     let start = Instant::now();
     let requests = round(cfg.seconds, false).await;
     ANSWERED.fetch_add(warm_up + requests, Ordering::Relaxed);
     Outcome {
         seconds: start.elapsed().as_secs_f64(),
-        allocations: ALLOCATIONS.load(Ordering::Relaxed) - allocations,
+        allocations: counting::allocations() - allocations,
         cpu_ns: cpu_ns(&server.threads) - cpu,
         requests,
     }
@@ -519,13 +476,13 @@ fn main() {
     .into_iter()
     .map(|(name, body, calls)| {
         // The codec's part, armed: it must allocate nothing.
-        ARMED.with(|a| a.set(true));
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        counting::arm();
+        let before = counting::allocations();
         for _ in 0..1000 {
             let _ = std::hint::black_box(SLICE.handle(&mut (), body.as_bytes(), &mut reply));
         }
-        let n = ALLOCATIONS.load(Ordering::Relaxed) - before;
-        ARMED.with(|a| a.set(false));
+        let n = counting::allocations() - before;
+        counting::disarm();
         println!("codec (Server::handle), {name}: {n} allocations in 1000 messages");
         assert_eq!(n, 0, "the codec allocated");
         let answer = SLICE.handle(&mut (), body.as_bytes(), &mut reply).unwrap();

@@ -14,10 +14,7 @@
 //! socket takes them). Printed: messages per second, and heap allocations (alloc,
 //! alloc_zeroed, realloc) made on the server's thread per message. One run each.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use futures_util::{SinkExt, StreamExt};
@@ -28,46 +25,8 @@ use hyper_util::rt::TokioIo;
 use jsonrpc_slice::{method_table, Params, ResultWriter, RpcError, Server};
 use tokio_tungstenite::tungstenite::Message;
 
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note() {
-    if ARMED.try_with(Cell::get).unwrap_or(false) {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: every call is forwarded unchanged to `System`; counting touches only a
-// const-initialised thread-local and an atomic (no allocation, no re-entrance).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "../tests/common/counting_threads.rs"]
+mod counting;
 
 fn chain_id<'p>(_: &mut (), _: Params<'p>, out: &mut ResultWriter<'_>) -> Result<(), RpcError<'p>> {
     Ok(out.str("0x539")?)
@@ -203,7 +162,7 @@ fn start(which: Crate, pushes: usize) -> SocketAddr {
     std_listener.set_nonblocking(true).expect("nonblocking");
     let addr = std_listener.local_addr().expect("addr");
     std::thread::spawn(move || {
-        ARMED.with(|a| a.set(true));
+        counting::arm();
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -252,7 +211,7 @@ fn run(which: Crate, calls: usize, pushes: usize) {
         }
         let measure = |name: &str, n: usize, start: Instant, before: u64| {
             let secs = start.elapsed().as_secs_f64();
-            let allocs = ALLOCATIONS.load(Ordering::Relaxed) - before;
+            let allocs = counting::allocations() - before;
             println!(
                 "{:<12} {:<11} {:>9.0} messages/s  {:>5.2} allocations/message (server)",
                 format!("{which:?}"),
@@ -261,14 +220,14 @@ fn run(which: Crate, calls: usize, pushes: usize) {
                 allocs as f64 / n as f64
             );
         };
-        let (start, before) = (Instant::now(), ALLOCATIONS.load(Ordering::Relaxed));
+        let (start, before) = (Instant::now(), counting::allocations());
         for i in 0..calls {
             tx.send(call(i)).await.expect("send");
             let reply = rx.next().await.expect("reply").expect("reply");
             assert!(reply.to_text().expect("text").contains("0x539"));
         }
         measure("lock-step", calls, start, before);
-        let (start, before) = (Instant::now(), ALLOCATIONS.load(Ordering::Relaxed));
+        let (start, before) = (Instant::now(), counting::allocations());
         let write = async {
             for i in 0..calls {
                 tx.feed(call(i)).await.expect("send");
@@ -283,7 +242,7 @@ fn run(which: Crate, calls: usize, pushes: usize) {
         };
         tokio::join!(write, read);
         measure("pipelined", calls, start, before);
-        let (start, before) = (Instant::now(), ALLOCATIONS.load(Ordering::Relaxed));
+        let (start, before) = (Instant::now(), counting::allocations());
         tx.send(Message::text(PUSH)).await.expect("send");
         for _ in 0..pushes {
             let pushed = rx.next().await.expect("push").expect("push");

@@ -22,8 +22,6 @@
 //! wall time), and heap allocations (alloc, alloc_zeroed, realloc) on those threads
 //! per call and per notification. One run each.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -39,48 +37,8 @@ use tokio_tungstenite::tungstenite::Message;
 #[allow(dead_code)]
 mod node;
 
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    // Every thread counts (the servers' runtimes, the example's session threads),
-    // but those of the client, which turn it off.
-    static ARMED: Cell<bool> = const { Cell::new(true) };
-}
-
-fn note() {
-    if ARMED.try_with(Cell::get).unwrap_or(false) {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: every call is forwarded unchanged to `System`; counting touches only a
-// const-initialised thread-local and an atomic (no allocation, no re-entrance).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "../tests/common/counting_threads.rs"]
+mod counting;
 
 /// CPU time, in nanoseconds, of every thread of the process but the main one (the
 /// client's): the servers' threads.
@@ -184,7 +142,7 @@ async fn calls(addr: SocketAddr, connections: usize, calls: usize) -> (f64, f64,
         clients.push(ws);
     }
     let each = calls / connections;
-    let (before, start) = (ALLOCATIONS.load(Ordering::Relaxed), Instant::now());
+    let (before, start) = (counting::allocations(), Instant::now());
     let cpu = server_cpu_ns();
     let tasks: Vec<_> = clients
         .into_iter()
@@ -204,7 +162,7 @@ async fn calls(addr: SocketAddr, connections: usize, calls: usize) -> (f64, f64,
     let secs = start.elapsed().as_secs_f64();
     let n = (each * connections) as f64;
     let cpu = server_cpu_ns().saturating_sub(cpu) as f64 / 1000.0;
-    let allocations = (ALLOCATIONS.load(Ordering::Relaxed) - before) as f64;
+    let allocations = (counting::allocations() - before) as f64;
     (n / secs, cpu / n, allocations / n)
 }
 
@@ -231,7 +189,7 @@ async fn pushes(addr: SocketAddr, subscribers: usize, blocks: usize) -> (f64, f6
             ws
         }));
     }
-    let (before, start) = (ALLOCATIONS.load(Ordering::Relaxed), Instant::now());
+    let (before, start) = (counting::allocations(), Instant::now());
     let cpu = server_cpu_ns();
     let mut mined = 0;
     while mined < blocks {
@@ -249,7 +207,7 @@ async fn pushes(addr: SocketAddr, subscribers: usize, blocks: usize) -> (f64, f6
     let secs = start.elapsed().as_secs_f64();
     let n = (blocks * subscribers) as f64;
     let cpu = server_cpu_ns().saturating_sub(cpu) as f64 / 1000.0;
-    let allocations = (ALLOCATIONS.load(Ordering::Relaxed) - before) as f64;
+    let allocations = (counting::allocations() - before) as f64;
     for t in tasks {
         let _ = t.await.unwrap();
     }
@@ -276,7 +234,10 @@ fn main() {
     let connections = arg("--connections", 8);
     let blocks = arg("--blocks", 2_000);
     let subscribers = arg("--subscribers", 8);
-    ARMED.with(|a| a.set(false));
+    // Every thread counts (the servers' runtimes, the example's session threads, which
+    // it spawns itself), but this one, the client's.
+    counting::count_every_thread();
+    counting::disarm();
     let client = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

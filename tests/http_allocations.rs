@@ -9,13 +9,10 @@
 //! test fails if `HttpServer` makes a single allocation per request that hyper does
 //! not.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::convert::Infallible;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -26,46 +23,8 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use jsonrpc_slice::http::{HttpServer, Settings};
 use jsonrpc_slice::{demo, Server};
 
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note() {
-    if ARMED.try_with(Cell::get).unwrap_or(false) {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: every call is forwarded unchanged to `System`; counting touches only a
-// const-initialised thread-local and an atomic (no allocation, no re-entrance).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "common/counting_threads.rs"]
+mod counting;
 
 static SERVER: Server<()> = Server::new(demo::TABLE);
 
@@ -80,7 +39,7 @@ const COUNTED: u64 = 500;
 fn server_runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
-        .on_thread_start(|| ARMED.with(|a| a.set(true)))
+        .on_thread_start(counting::arm)
         .enable_all()
         .build()
         .unwrap()
@@ -184,9 +143,9 @@ fn count(serve: impl FnOnce(tokio::net::TcpListener) -> tokio::task::JoinHandle<
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
     requests(&mut stream, WARM_UP);
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = counting::allocations();
     requests(&mut stream, COUNTED as usize);
-    let counted = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    let counted = counting::allocations() - before;
     drop(stream);
     rt.shutdown_timeout(Duration::from_secs(1));
     counted
