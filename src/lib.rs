@@ -198,6 +198,18 @@ pub mod write;
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+/// `docs/serving.md`'s Rust examples, compiled (and run, where they are not `no_run`) as
+/// doctests (they use `concurrent`, `embedded-io-async` and `ipc`).
+#[cfg(all(
+    doctest,
+    unix,
+    feature = "concurrent",
+    feature = "embedded-io-async",
+    feature = "ipc"
+))]
+#[doc = include_str!("../docs/serving.md")]
+pub struct ServingDoctests;
+
 pub use dispatch::{
     AsyncMethods, AsyncServer, Fallback, Handler, Method, MethodTable, OutputTooSmall, Server,
 };
