@@ -27,6 +27,11 @@
 //!   bare writer, `ResultWriter::new`: the string as a JSON value, no envelope).
 //! - `write-escaped`: the same with every 8th byte a newline (`abcdefg\n` repeated),
 //!   which the writer must write as `\n`.
+//! - `parse-items`: `envelope::parse` of a request whose params are an array of message
+//!   08's items (about `bytes` of them); `skip-items`: the same, then every item passed
+//!   over by `RawJson::elements` (the trusted skip a handler's lazy access runs).
+//! - `parse-escaped`, `skip-escaped`: the same with params `["<abcdefg\n repeated>",1]`
+//!   (an escape every 9 bytes of the string).
 //!
 //! Run `benches/instructions.sh` for the table, `benches/per_byte.sh` for the per-byte
 //! slopes.
@@ -36,7 +41,8 @@ mod common;
 use std::hint::black_box;
 
 use common::{job, messages, Job, ReplyJob};
-use jsonrpc_slice::ResultWriter;
+use jsonrpc_slice::envelope::{self, Call, Envelope};
+use jsonrpc_slice::{Limits, ResultWriter};
 
 /// The non-ASCII text of `parse-mixed`: 124 bytes, 91 of them (73 %) non-ASCII: 8
 /// characters of 2 bytes (16 bytes), 25 of 3 bytes (75 bytes), and 33 ASCII bytes.
@@ -111,6 +117,37 @@ fn per_byte(what: &str, bytes: usize) -> (Vec<u8>, Job, u64) {
             let want = ((3u64) << 40) + (1 << 32) + (text.len() as u64 + 4);
             assert_eq!(common::slice_request(&msg), want);
             (msg, Box::new(common::slice_request), want)
+        }
+        // A handler's walk over params it has not decoded: each step of `elements()`
+        // skips a value with the trusted skipper. `parse-*` is the same message parsed
+        // alone: the skip's cost is the difference.
+        "parse-items" | "skip-items" | "parse-escaped" | "skip-escaped" => {
+            let params = if what.ends_with("items") {
+                // 08's items (numbers, short strings, nested objects and arrays).
+                let item = r#"{"id":7,"sku":"SKU-000007","name":"Item number 7","price":465.78,"qty":392,"active":false,"tags":["a","bb"],"dims":{"w":6.532,"h":9.316},"note":null}"#;
+                let items = vec![item; bytes / (item.len() + 1) + 1];
+                format!("[{}]", items.join(","))
+            } else {
+                // One string, every 8th character a newline written as `\n`, then 1.
+                format!(r#"["{}",1]"#, r"abcdefg\n".repeat(bytes / 9))
+            };
+            let msg = format!(r#"{{"jsonrpc":"2.0","method":"log","params":{params},"id":1}}"#)
+                .into_bytes();
+            let skip = what.starts_with("skip");
+            let job = move |msg: &[u8]| -> u64 {
+                let Ok(Envelope::Single(Call::Request(r))) = envelope::parse(msg, &Limits::DEFAULT)
+                else {
+                    panic!("not a request")
+                };
+                let params = r.params.expect("params");
+                if skip {
+                    params.elements().count() as u64
+                } else {
+                    params.as_bytes().len() as u64
+                }
+            };
+            let want = job(&msg);
+            (msg, Box::new(job), want)
         }
         "write-ascii" => write(repeat_to(ASCII, bytes)),
         "write-escaped" => write(repeat_to("abcdefg\n", bytes)),

@@ -13,6 +13,10 @@
 #   parse-mixed    the same, the string non-ASCII text (French and CJK, 73 % non-ASCII bytes)
 #   write-ascii    ResultWriter::str of a plain ASCII string
 #   write-escaped  the same with every 8th byte a newline (written as \n)
+#   parse-items    envelope::parse of a request whose params are an array of 08's items
+#   skip-items     the same, then every item passed over by `elements()` (the trusted skip)
+#   parse-escaped  envelope::parse of params `["<every 8th character \n>", 1]`
+#   skip-escaped   the same, then both elements passed over by `elements()`
 #
 # Then messages 05 and 08 of the table: jsonrpc-slice's instructions per message divided
 # by the message's size. Beside each, the issue's target where it names one.
@@ -32,13 +36,13 @@ build_instructions
 
 sizes=(1024 16384 262144 1048576)
 declare -A target=([parse-ascii]="—" [parse-mixed]="≤ 4" [write-ascii]="≤ 2" [write-escaped]="—"
-    [05]="≤ 2" [08]="≤ 3.5")
+    [parse-items]="—" [skip-items]="—" [parse-escaped]="—" [skip-escaped]="—" [05]="≤ 2" [08]="≤ 3.5")
 
 echo "Instructions per byte (callgrind, $(rustc --version | cut -d' ' -f1-2), $build)."
 echo
 printf '| job | 1 KiB | 16 KiB | 256 KiB | 1 MiB | per byte, slope 256 KiB → 1 MiB | target |\n'
 printf '|---|---:|---:|---:|---:|---:|---:|\n'
-for job in parse-ascii parse-mixed write-ascii write-escaped; do
+for job in parse-ascii parse-mixed write-ascii write-escaped parse-items skip-items parse-escaped skip-escaped; do
     per_call=()
     cells=""
     for size in "${sizes[@]}"; do
