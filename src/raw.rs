@@ -278,8 +278,7 @@ impl<'a> Cursor<'a> {
 }
 
 /// The offset just past the value starting at `i` in already-scanned JSON, by the
-/// build's trusted skip (`scan::skip_trusted`: on the fast build brackets counted
-/// outside strings, a word at a time; on the compact build the validator's rules).
+/// trusted skip (`scan::skip_trusted`: the validator's own rules, no second walker).
 /// Iterative. On bytes that are not valid JSON it still ends (at or before `b.len()`)
 /// without panicking.
 #[inline]
@@ -766,9 +765,9 @@ mod tests {
     fn trusted_skips_end_where_the_validator_ends() {
         // Every value (or key) of every input, where it starts (after `[`, `{`, `,`,
         // `:` or at the start, no string of these inputs holding one; an empty
-        // container's closer is none): the build's trusted skip (the compact build's:
-        // strings by the string rule, integers by their digits, the rest by the
-        // validator) ends where the validator ends.
+        // container's closer is none): the trusted skip (strings by the string rule,
+        // integers by their digits, the rest by the build's walk) ends where the
+        // validator ends.
         let inputs: [&[u8]; 8] = [
             br#"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#,
             br#"[-0, 0, 7, -12, 3.25, -0.5e-3, 1E+9, 2e7, 10.0e1, 123456789012345678901234]"#,

@@ -1,14 +1,11 @@
 //! The compact build's scanner (32-bit targets, the firmware), built for flash: the
 //! general walk of `value.rs` alone, strings one byte at a time (`string.rs`), and the
-//! validator's own rules for the trusted skip, each loop in one out-of-line copy. The
+//! each loop in one out-of-line copy. The
 //! fast build's choices are `build_fast.rs`.
 
 use super::string::{hex4_digits, string_rest, utf8_sequence};
 use super::value::value_general;
-use super::MAX_DEPTH_LIMIT;
-use super::{
-    byte_at, fail, fraction_or_exponent_at, number, skip_ws_run, ScanError, ScanErrorKind,
-};
+use super::{fail, number, skip_ws_run, ScanError, ScanErrorKind};
 
 /// Scans the string whose opening quote is at `i`. Returns the offset after the closing
 /// quote.
@@ -56,29 +53,6 @@ pub(super) fn skip_ws_after_text(b: &[u8], end: usize) -> usize {
 #[inline(never)]
 pub(crate) fn digits(b: &[u8], i: usize) -> usize {
     number::digit_loop(b, i)
-}
-
-/// The offset just past the value that starts at `i` in already-scanned JSON, by the
-/// validator's own rules, so that no trusted skipper (about 0.4 KiB of flash on a
-/// Cortex-M) is linked. A string is read by the string rule, an integer by its run of
-/// digits, and anything else (a container, a literal, a number with a fraction or an
-/// exponent) by the validator, with no limit on depth but its own: only containers
-/// fill its bit stack (128 bytes, cleared at each start), and most skips are of keys
-/// and short values. On valid JSON it ends where the validator ends (a unit test pins
-/// the two); on anything else, at or before the end of `b`.
-pub(crate) fn skip_trusted(b: &[u8], i: usize) -> usize {
-    match byte_at(b, i) {
-        b'"' => return string(b, i).unwrap_or(b.len()),
-        // An integer: its digits; a fraction or an exponent goes to the validator.
-        b'-' | b'0'..=b'9' => {
-            let end = digits(b, i + 1);
-            if !fraction_or_exponent_at(b, end) {
-                return end;
-            }
-        }
-        _ => {}
-    }
-    value(b, i, MAX_DEPTH_LIMIT).unwrap_or(b.len())
 }
 
 /// The build's walks other than the general one: its out-of-line copy, for the unit

@@ -1,11 +1,8 @@
 //! The fast build's scanner (64-bit targets): the walk a word at a time (`words.rs`),
-//! strings 64 bytes at a time (`string_fast.rs`), whitespace asked for inline, the
-//! trusted skipper that counts brackets (`skip.rs`). Each calls the general rules of
-//! the scanner's other files for anything but the common shapes, and the unit tests
-//! pin each to them. The compact build's choices are `build_compact.rs`.
+//! strings 64 bytes at a time (`string_fast.rs`), whitespace asked for inline. Each
+//! calls the general rules of the scanner's other files for anything but the common
+//! shapes, and the unit tests pin each to them. The compact build's choices are `build_compact.rs`.
 
-#[path = "skip.rs"]
-mod skip;
 #[path = "string_fast.rs"]
 mod string_fast;
 #[path = "words.rs"]
@@ -55,11 +52,4 @@ pub(super) fn skip_ws_after_text(b: &[u8], end: usize) -> usize {
 #[inline]
 pub(crate) fn digits(b: &[u8], i: usize) -> usize {
     number::digit_loop(b, i)
-}
-
-/// The offset just past the value that starts at `i` in validated JSON: brackets
-/// counted outside strings, a word at a time (`skip.rs`).
-#[inline(always)]
-pub(crate) fn skip_trusted(b: &[u8], i: usize) -> usize {
-    skip::skip_value_trusted(b, i)
 }
