@@ -217,44 +217,23 @@ trait Offset: Copy {
     fn get(self) -> usize;
 }
 
-impl Offset for u16 {
-    const ZERO: Self = 0;
-    const ABSENT: Self = Self::MAX;
-    #[inline(always)]
-    fn of(i: usize) -> Self {
-        i as u16
-    }
-    #[inline(always)]
-    fn get(self) -> usize {
-        self.into()
-    }
+macro_rules! offset {
+    ($($t:ty),*) => {$(
+        impl Offset for $t {
+            const ZERO: Self = 0;
+            const ABSENT: Self = <$t>::MAX;
+            #[inline(always)]
+            fn of(i: usize) -> Self {
+                i as $t
+            }
+            #[inline(always)]
+            fn get(self) -> usize {
+                self as usize
+            }
+        }
+    )*};
 }
-
-impl Offset for u32 {
-    const ZERO: Self = 0;
-    const ABSENT: Self = Self::MAX;
-    #[inline(always)]
-    fn of(i: usize) -> Self {
-        i as u32
-    }
-    #[inline(always)]
-    fn get(self) -> usize {
-        self as usize
-    }
-}
-
-impl Offset for usize {
-    const ZERO: Self = 0;
-    const ABSENT: Self = Self::MAX;
-    #[inline(always)]
-    fn of(i: usize) -> Self {
-        i
-    }
-    #[inline(always)]
-    fn get(self) -> usize {
-        self
-    }
-}
+offset!(u16, u32, usize);
 
 impl<O: Offset> Spans<O> {
     /// No member found yet.
