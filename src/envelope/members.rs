@@ -7,7 +7,7 @@ use super::{VERSION, VERSION_LEXEME};
 use crate::raw::{RawJson, RawStr};
 
 /// The envelope members of one object, as found.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 pub(super) struct Slots<'a> {
     /// The value of each [`Member`] but `Other`, indexed by `Member as usize`.
     pub(super) values: [Option<RawJson<'a>>; 6],
@@ -66,17 +66,6 @@ pub(super) fn member_decoded(key: RawStr<'_>, names: &[&str]) -> Member {
 }
 
 impl<'a> Slots<'a> {
-    /// Records the value of a member; a second one marks it duplicated.
-    #[inline]
-    pub(super) fn record(&mut self, m: Member, value: RawJson<'a>) {
-        if let Some(slot) = self.values.get_mut(m as usize) {
-            if slot.is_some() {
-                self.duplicates |= 1 << m as u8;
-            }
-            *slot = Some(value);
-        }
-    }
-
     /// The value of a member, if given.
     pub(super) fn get(&self, m: Member) -> Option<RawJson<'a>> {
         self.values.get(m as usize).copied().flatten()
@@ -110,7 +99,12 @@ impl<'a> Slots<'a> {
     pub(super) fn of_by_name(object: RawJson<'a>) -> Self {
         let mut slots = Slots::default();
         for (key, value) in object.members() {
-            slots.record(member_decoded(key, &NAMES), value);
+            let m = member_decoded(key, &NAMES);
+            if let Some(slot) = slots.values.get_mut(m as usize) {
+                if slot.replace(value).is_some() {
+                    slots.duplicates |= 1 << m as u8;
+                }
+            }
         }
         slots
     }

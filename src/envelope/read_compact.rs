@@ -165,10 +165,17 @@ fn response_of(value: RawJson<'_>) -> Result<Response<'_>, InvalidResponse> {
 }
 
 /// Records into `slots` the envelope members of `object`, a validated object, of those
-/// named in `names` (any other key is `Other`), each key's escapes decoded.
+/// named in `names` (any other key is `Other`), each key's escapes decoded; a member
+/// given twice is marked so.
 fn read_members<'a>(slots: &mut Slots<'a>, object: RawJson<'a>, names: &[&str]) {
     for (key, value) in object.members() {
-        slots.record(member_decoded(key, names), value);
+        let m = member_decoded(key, names);
+        if let Some(slot) = slots.values.get_mut(m as usize) {
+            if slot.is_some() {
+                slots.duplicates |= 1 << m as u8;
+            }
+            *slot = Some(value);
+        }
     }
 }
 

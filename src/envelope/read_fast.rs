@@ -7,21 +7,23 @@
 //! compared whole and each value read by the rule its member expects; where the
 //! message stops being so, the loop reads on from there, any key in any order (the
 //! envelope's names a word at a time, [`known_key`], others by the walk's own rule,
-//! `scan::key_colon`), each value by the scanner's rules. Every member goes into the
-//! [`Slots`] as its value ends.
+//! `scan::key_colon`), each value by the scanner's rules. Every member goes into its
+//! one visitor, the [`Spans`] (each value's start and length), as its value ends; one
+//! function, [`Spans::slots`], turns them into the [`Slots`] the rules of a request
+//! and of a response read.
 //!
 //! A batch is validated whole by the same loop over its elements ([`validate_batch`]),
-//! and the request members of its first [`RECORDED`] elements are kept as offsets
-//! ([`Recorded`]); once the whole batch is valid they are handed out from there, and
-//! the elements after them (and those of a batch of responses) are read by the loop
-//! again, one at a time, over validated input.
+//! and the spans of its first [`RECORDED`] elements are kept (16-bit offsets, when the
+//! message is shorter than 64 KiB); once the whole batch is valid they are handed out
+//! from there, and the elements after them are read by the same loop again, one at a
+//! time, over validated input.
 //!
 //! The loop gives up at anything that is not valid JSON (and on an empty batch): the
 //! validator then reads the message from its start and names the error. The unit tests
 //! and the `validate` fuzz target pin what it makes of any input to a reference reader
 //! (`fuzzing.rs`).
 
-use super::members::{member_decoded, Member, Slots, NAMES, REQUEST_MEMBERS};
+use super::members::{member_decoded, Member, Slots, NAMES};
 use super::response::{InvalidResponse, Response, ResponseBatch};
 use super::{Batch, Call, Envelope, ResponseMessage, VERSION_LEXEME};
 use crate::error::InvalidRequest;
@@ -55,9 +57,7 @@ fn single<'a>(input: &'a [u8], at: usize, limits: &Limits) -> Result<Call<'a>, S
             reason: InvalidRequest::NotAnObject,
         });
     }
-    let mut slots = Slots::default();
-    message(input, at, max_depth, &mut slots)?;
-    Ok(slots.request(limits))
+    Ok(members(input, at, max_depth)?.request(limits))
 }
 
 /// [`parse`] of a batch, its `[` at `at`.
@@ -67,8 +67,11 @@ fn parse_batch<'a>(
     at: usize,
     limits: &'a Limits,
 ) -> Result<Envelope<'a>, ScanError> {
-    Ok(match elements(input, at, limits)? {
-        Ok(elements) => Envelope::Batch(Batch { elements }),
+    let mut batch = Batch {
+        elements: Elements::new(input, limits),
+    };
+    Ok(match batch.elements.validate(at)? {
+        Ok(()) => Envelope::Batch(batch),
         Err(reason) => Envelope::Single(Call::Invalid {
             id: Id::NULL,
             reason,
@@ -83,22 +86,17 @@ pub(super) fn parse_response<'a>(
 ) -> Result<ResponseMessage<'a>, ScanError> {
     let at = skip_ws(input, 0);
     Ok(match byte_at(input, at) {
-        b'{' => {
-            let mut slots = Slots::default();
-            message(input, at, limits.depth_in_force(), &mut slots)?;
-            ResponseMessage::Single(slots.response())
+        b'{' => ResponseMessage::Single(members(input, at, limits.depth_in_force())?.response()),
+        b'[' => {
+            let mut elements = Elements::new(input, limits);
+            match elements.validate(at)? {
+                Ok(()) => ResponseMessage::Batch(ResponseBatch { elements }),
+                Err(InvalidRequest::EmptyBatch) => {
+                    ResponseMessage::Single(Err(InvalidResponse::EmptyBatch))
+                }
+                Err(_) => ResponseMessage::Single(Err(InvalidResponse::BatchTooLarge)),
+            }
         }
-        b'[' => match elements(input, at, limits)? {
-            Ok(mut elements) => {
-                // The records keep a request's members only: all are read again.
-                elements.forget_records();
-                ResponseMessage::Batch(ResponseBatch { elements })
-            }
-            Err(InvalidRequest::EmptyBatch) => {
-                ResponseMessage::Single(Err(InvalidResponse::EmptyBatch))
-            }
-            Err(_) => ResponseMessage::Single(Err(InvalidResponse::BatchTooLarge)),
-        },
         _ => {
             scan::text(input, limits.depth_in_force())?;
             ResponseMessage::Single(Err(InvalidResponse::NotAnObject))
@@ -107,24 +105,37 @@ pub(super) fn parse_response<'a>(
 }
 
 /// Reads the message `input`, one object whose `{` is at `at`, with at most
-/// `max_depth` containers open at once, its members into `slots`; or the error the
-/// validator names.
+/// `max_depth` containers open at once: its members, or the error the validator names.
 #[inline(always)]
-fn message<'a>(
-    input: &'a [u8],
-    at: usize,
-    max_depth: u16,
-    slots: &mut Slots<'a>,
-) -> Result<(), ScanError> {
+fn members(input: &[u8], at: usize, max_depth: u16) -> Result<Slots<'_>, ScanError> {
+    // Offsets of 32 bits reach any message under 4 GiB (every message on a 32-bit target).
+    if input.len() < u32::MAX as usize {
+        message::<u32>(input, at, max_depth)
+    } else {
+        long_message(input, at, max_depth)
+    }
+}
+
+/// [`members`] of a message longer than 4 GiB: offsets as wide as the target's.
+#[cold]
+#[inline(never)]
+fn long_message(input: &[u8], at: usize, max_depth: u16) -> Result<Slots<'_>, ScanError> {
+    message::<usize>(input, at, max_depth)
+}
+
+/// [`members`], the offsets `O` wide (wide enough for `input`).
+#[inline(always)]
+fn message<O: Offset>(input: &[u8], at: usize, max_depth: u16) -> Result<Slots<'_>, ScanError> {
+    let mut spans = Spans::<O>::EMPTY;
     let read = max_depth
         .min(MAX_DEPTH_LIMIT)
         .checked_sub(1)
-        .and_then(|inner| object(input, at, inner, slots))
+        .and_then(|inner| object(input, at, inner, &mut spans))
         .is_some_and(|end| ends_at(input, end));
-    if read {
-        return Ok(());
+    if !read {
+        return Err(gave_up(input, max_depth));
     }
-    gave_up(input, max_depth)
+    Ok(spans.slots(input))
 }
 
 /// The validator's verdict on what the member loop gave up on: the error. (The loop
@@ -132,12 +143,14 @@ fn message<'a>(
 /// none, the answer would still be an error, never a guess.)
 #[cold]
 #[inline(never)]
-fn gave_up(input: &[u8], max_depth: u16) -> Result<(), ScanError> {
-    let (start, _) = scan::text(input, max_depth)?;
-    Err(ScanError {
-        kind: scan::ScanErrorKind::UnexpectedByte,
-        offset: start,
-    })
+fn gave_up(input: &[u8], max_depth: u16) -> ScanError {
+    match scan::text(input, max_depth) {
+        Err(e) => e,
+        Ok((start, _)) => ScanError {
+            kind: scan::ScanErrorKind::UnexpectedByte,
+            offset: start,
+        },
+    }
 }
 
 /// The members of the object whose `{` is at `at`, each value with at most `inner`
@@ -145,8 +158,8 @@ fn gave_up(input: &[u8], max_depth: u16) -> Result<(), ScanError> {
 /// anything that is not valid JSON. The member loop: its first guess is [`usual`],
 /// then each member in any order.
 #[inline(always)]
-fn object<'a, S: Fill<'a>>(input: &'a [u8], at: usize, inner: u16, slots: &mut S) -> Option<usize> {
-    let mut i = match usual(input, at, inner, slots)? {
+fn object<O: Offset>(input: &[u8], at: usize, inner: u16, spans: &mut Spans<O>) -> Option<usize> {
+    let mut i = match usual(input, at, inner, spans)? {
         Next::Key(i) => i,
         Next::End(end) => return Some(end),
     };
@@ -171,7 +184,7 @@ fn object<'a, S: Fill<'a>>(input: &'a [u8], at: usize, inner: u16, slots: &mut S
         } else {
             scan::value(input, start, inner).ok()?
         };
-        slots.fill(input, member, start, end);
+        spans.fill(member, start, end);
         i = match after_value(input, end)? {
             Next::Key(i) => i,
             Next::End(end) => return Some(end),
@@ -179,30 +192,81 @@ fn object<'a, S: Fill<'a>>(input: &'a [u8], at: usize, inner: u16, slots: &mut S
     }
 }
 
-/// What the member loop fills as each member's value ends: the [`Slots`] of a message
-/// or of an element read again, or the [`Recorded`] offsets of a batch element.
-trait Fill<'a> {
-    /// The member `m`'s value is at `start..end` of `input` (validated).
-    fn fill(&mut self, input: &'a [u8], m: Member, start: usize, end: usize);
+/// The member loop's one visitor: the envelope members of one object, as it finds
+/// them, each value's start and length in the message, `O` wide. A message's (`u32`,
+/// or `usize` past 4 GiB) and the batch's records (`u16`) are the same slots; each
+/// becomes the [`Slots`] the rules read by [`Spans::slots`].
+#[derive(Copy, Clone)]
+struct Spans<O> {
+    /// The value of each [`Member`] but `Other`, indexed by `Member as usize`: start and
+    /// length; `[O::ABSENT, 0]` when absent (no value is empty, and `O::ABSENT` is past
+    /// the end of any message so read, so that one bounds check finds both).
+    spans: [[O; 2]; 6],
+    /// Bit `Member as u8` set for each member given twice.
+    duplicates: u8,
 }
 
-impl<'a> Fill<'a> for Slots<'a> {
-    #[inline(always)]
-    fn fill(&mut self, input: &'a [u8], m: Member, start: usize, end: usize) {
-        self.record(m, value(input, start, end));
-    }
+/// The width of [`Spans`]' offsets: one the message's length is below the largest of.
+trait Offset: Copy {
+    const ZERO: Self;
+    /// The largest: past the end of any message read with this width.
+    const ABSENT: Self;
+    /// `i`, an offset into the message (shorter than `ABSENT`: it fits).
+    fn of(i: usize) -> Self;
+    /// The offset, as an index into the message.
+    fn get(self) -> usize;
 }
 
-impl<'a> Fill<'a> for Recorded {
-    // The offsets fit: the records are used when the message is at most `u16::MAX`
-    // bytes long.
-    #[inline(always)]
-    fn fill(&mut self, _: &'a [u8], m: Member, start: usize, end: usize) {
-        if let Some(span) = self.spans.get_mut(m as usize) {
-            if span[1] != 0 {
-                self.flags |= 1 << m as u8;
+macro_rules! offset {
+    ($($t:ty),*) => {$(
+        impl Offset for $t {
+            const ZERO: Self = 0;
+            const ABSENT: Self = <$t>::MAX;
+            #[inline(always)]
+            fn of(i: usize) -> Self {
+                i as $t
             }
-            *span = [start as u16, end.wrapping_sub(start) as u16];
+            #[inline(always)]
+            fn get(self) -> usize {
+                self as usize
+            }
+        }
+    )*};
+}
+offset!(u16, u32, usize);
+
+impl<O: Offset> Spans<O> {
+    /// No member found yet.
+    const EMPTY: Self = Self {
+        spans: [[O::ABSENT, O::ZERO]; 6],
+        duplicates: 0,
+    };
+
+    /// The member `m`'s value is at `start..end` of the message (validated); a second
+    /// one marks it given twice.
+    #[inline(always)]
+    fn fill(&mut self, m: Member, start: usize, end: usize) {
+        if let Some(span) = self.spans.get_mut(m as usize) {
+            if span[1].get() != 0 {
+                self.duplicates |= 1 << m as u8;
+            }
+            *span = [O::of(start), O::of(end.wrapping_sub(start))];
+        }
+    }
+
+    /// The members' values in `input`, the message they were found in: the slots the
+    /// rules of a request and of a response read.
+    #[inline(always)]
+    fn slots<'a>(&self, input: &'a [u8]) -> Slots<'a> {
+        let value = |[start, len]: [O; 2]| {
+            let start = start.get();
+            input
+                .get(start..start.wrapping_add(len.get()))
+                .map(RawJson::trusted)
+        };
+        Slots {
+            values: self.spans.map(value),
+            duplicates: self.duplicates,
         }
     }
 }
@@ -233,7 +297,7 @@ fn after_value(input: &[u8], end: usize) -> Option<Next> {
 /// it), and says where the loop goes on: at the first key that is not so (the loop
 /// reads it), or after the object. `None` at anything that is not valid JSON.
 #[inline(always)]
-fn usual<'a, S: Fill<'a>>(input: &'a [u8], at: usize, inner: u16, slots: &mut S) -> Option<Next> {
+fn usual<O: Offset>(input: &[u8], at: usize, inner: u16, spans: &mut Spans<O>) -> Option<Next> {
     if at_bytes(input, at) != Some(OPENING) {
         let i = skip_ws(input, at + 1);
         return Some(if byte_at(input, i) == b'}' {
@@ -243,12 +307,7 @@ fn usual<'a, S: Fill<'a>>(input: &'a [u8], at: usize, inner: u16, slots: &mut S)
         });
     }
     let version = at + OPENING.len() - 1 - VERSION_LEXEME.len();
-    slots.fill(
-        input,
-        Member::Jsonrpc,
-        version,
-        version + VERSION_LEXEME.len(),
-    );
+    spans.fill(Member::Jsonrpc, version, version + VERSION_LEXEME.len());
     let mut key = at + OPENING.len();
     // The id first (asked only when the method is not: the usual order, method first,
     // pays nothing for it).
@@ -260,7 +319,7 @@ fn usual<'a, S: Fill<'a>>(input: &'a [u8], at: usize, inner: u16, slots: &mut S)
         let Some(end) = id(input, start)? else {
             return Some(Next::Key(key));
         };
-        slots.fill(input, Member::Id, start, end);
+        spans.fill(Member::Id, start, end);
         if byte_at(input, end) != b',' || at_bytes(input, end + 1) != Some(METHOD) {
             return after_value(input, end);
         }
@@ -271,7 +330,7 @@ fn usual<'a, S: Fill<'a>>(input: &'a [u8], at: usize, inner: u16, slots: &mut S)
         return Some(Next::Key(key));
     }
     let mut end = scan::string(input, start).ok()?;
-    slots.fill(input, Member::Method, start, end);
+    spans.fill(Member::Method, start, end);
     if at_bytes(input, end) == Some(PARAMS) {
         let start = end + PARAMS.len();
         let close = match byte_at(input, start) {
@@ -279,7 +338,7 @@ fn usual<'a, S: Fill<'a>>(input: &'a [u8], at: usize, inner: u16, slots: &mut S)
             b'{' => scan::value(input, start, inner).ok()?,
             _ => return Some(Next::Key(end + 1)),
         };
-        slots.fill(input, Member::Params, start, close);
+        spans.fill(Member::Params, start, close);
         end = close;
     }
     if at_bytes(input, end) == Some(ID) {
@@ -287,7 +346,7 @@ fn usual<'a, S: Fill<'a>>(input: &'a [u8], at: usize, inner: u16, slots: &mut S)
         let Some(close) = id(input, start)? else {
             return Some(Next::Key(end + 1));
         };
-        slots.fill(input, Member::Id, start, close);
+        spans.fill(Member::Id, start, close);
         end = close;
     }
     after_value(input, end)
@@ -331,12 +390,6 @@ fn id(input: &[u8], start: usize) -> Option<Option<usize>> {
     } else {
         return Some(None);
     }))
-}
-
-/// The value at `start..end` of `input` (validated).
-#[inline(always)]
-fn value(input: &[u8], start: usize, end: usize) -> RawJson<'_> {
-    RawJson::trusted(input.get(start..end).unwrap_or(&[]))
 }
 
 /// A little-endian word of up to eight bytes.
@@ -431,58 +484,11 @@ fn ends_at(input: &[u8], end: usize) -> bool {
     end == input.len() || skip_ws(input, end) == input.len()
 }
 
-/// How many elements of a batch keep their request members from the validating pass.
-/// Each costs [`Recorded`]'s 18 bytes in [`Envelope`].
+/// How many elements of a batch keep their members from the validating pass. Each
+/// costs a `Spans<u16>` (26 bytes) in [`Envelope`].
 pub(super) const RECORDED: usize = 10;
-
-/// The request members of one batch element, as the validating pass found them:
-/// offsets into the message (the records are used when the message is at most
-/// `u16::MAX` bytes long).
-#[derive(Copy, Clone)]
-struct Recorded {
-    /// The values of `jsonrpc`, `method`, `params` and `id` (indexed by `Member as
-    /// usize`): start and length; `[0, 0]` when absent (no value is empty).
-    spans: [[u16; 2]; 4],
-    /// Bit `Member as u8` set for each of the request members given twice, and
-    /// [`NOT_AN_OBJECT`].
-    flags: u8,
-}
-
-/// [`Recorded::flags`]: the element is not an object.
-const NOT_AN_OBJECT: u8 = 1 << 7;
-const _: () = assert!(NOT_AN_OBJECT & REQUEST_MEMBERS == 0);
-
-impl Recorded {
-    /// A record of an object with no request member yet.
-    const EMPTY: Self = Self {
-        spans: [[0; 2]; 4],
-        flags: 0,
-    };
-
-    /// The call its element is, read from `input` by `limits`.
-    #[inline(always)]
-    fn call<'a>(&self, input: &'a [u8], limits: &Limits) -> Call<'a> {
-        if self.flags & NOT_AN_OBJECT != 0 {
-            return Call::Invalid {
-                id: Id::NULL,
-                reason: InvalidRequest::NotAnObject,
-            };
-        }
-        let value = |[from, len]: [u16; 2]| {
-            let from = from as usize;
-            (len != 0)
-                .then(|| input.get(from..from + len as usize))
-                .flatten()
-                .map(RawJson::trusted)
-        };
-        let [jsonrpc, method, params, id] = self.spans.map(value);
-        Slots {
-            values: [jsonrpc, method, params, id, None, None],
-            duplicates: self.flags & REQUEST_MEMBERS,
-        }
-        .request(limits)
-    }
-}
+// [`Elements::others`] has a bit for each.
+const _: () = assert!(RECORDED <= u16::BITS as usize);
 
 /// The elements of a validated batch, handed out one at a time: from the records of
 /// the validating pass where there are some, else read again by the member loop.
@@ -494,9 +500,14 @@ pub(super) struct Elements<'a> {
     len: usize,
     /// How many have been handed out.
     taken: usize,
-    /// How many of the first elements are recorded.
+    /// How many of the first elements are recorded: up to [`RECORDED`], none when the
+    /// message is longer than the records' offsets reach.
     recorded: usize,
-    records: [Recorded; RECORDED],
+    /// The members of the first elements, as the member loop found them in the
+    /// validating pass.
+    records: [Spans<u16>; RECORDED],
+    /// Bit `k` set when the `k`th element is not an object (its record is empty).
+    others: u16,
     /// Where the first element not recorded starts, then the next one.
     pos: usize,
     limits: &'a Limits,
@@ -508,87 +519,119 @@ impl core::fmt::Debug for Elements<'_> {
     }
 }
 
-/// Validates the batch of the message `input`, its `[` at `at`, by the member loop:
-/// its elements, or why it is answered as one invalid message.
-#[inline(always)]
-fn elements<'a>(
-    input: &'a [u8],
-    at: usize,
-    limits: &'a Limits,
-) -> Result<Result<Elements<'a>, InvalidRequest>, ScanError> {
-    let max_depth = limits.depth_in_force();
-    let mut records = [Recorded::EMPTY; RECORDED];
-    let Some((end, len, after)) = validate_batch(input, at, max_depth, &mut records) else {
-        // What it gives up on, the validator names the error of; or it is empty.
-        scan::text(input, max_depth)?;
-        return Ok(Err(InvalidRequest::EmptyBatch));
-    };
-    if len > limits.max_batch {
-        return Ok(Err(InvalidRequest::BatchTooLarge));
+impl<'a> Elements<'a> {
+    /// The batch of the message `input`, not yet validated.
+    #[inline(always)]
+    fn new(input: &'a [u8], limits: &'a Limits) -> Self {
+        Elements {
+            input,
+            len: 0,
+            taken: 0,
+            recorded: 0,
+            records: [Spans::EMPTY; RECORDED],
+            others: 0,
+            pos: 0,
+            limits,
+        }
     }
-    let input = input.get(..end).unwrap_or(&[]);
-    // The offsets of a longer message do not fit the records: none is used.
-    let (recorded, pos) = if input.len() <= u16::MAX as usize {
-        (len.min(RECORDED), after)
-    } else {
-        (0, skip_ws(input, at + 1))
-    };
-    Ok(Ok(Elements {
-        input,
-        len,
-        taken: 0,
-        recorded,
-        records,
-        pos,
-        limits,
-    }))
+
+    /// Validates the batch, its `[` at `at`, by the member loop, its records filled in
+    /// place (not moved again: the caller moves the batch once); or why it is answered
+    /// as one invalid message.
+    #[inline(always)]
+    fn validate(&mut self, at: usize) -> Result<Result<(), InvalidRequest>, ScanError> {
+        let (input, limits) = (self.input, self.limits);
+        let max_depth = limits.depth_in_force();
+        let Some((end, len, others, after)) =
+            validate_batch(input, at, max_depth, &mut self.records)
+        else {
+            // What it gives up on, the validator names the error of; or it is empty.
+            scan::text(input, max_depth)?;
+            return Ok(Err(InvalidRequest::EmptyBatch));
+        };
+        if len > limits.max_batch {
+            return Ok(Err(InvalidRequest::BatchTooLarge));
+        }
+        self.input = input.get(..end).unwrap_or(&[]);
+        self.len = len;
+        self.others = others;
+        // The offsets of a longer message do not fit the records: none is used.
+        (self.recorded, self.pos) = if end < u16::MAX as usize {
+            (len.min(RECORDED), after)
+        } else {
+            (0, skip_ws(input, at + 1))
+        };
+        Ok(Ok(()))
+    }
 }
 
 /// The batch whose `[` is at `at`, validated by the member loop, with at most
-/// `max_depth` containers open at once, the request members of its first elements
-/// recorded: the offset after its `]`, its number of elements, and where the first
-/// element not recorded starts; `None` when it gave up (not valid JSON, or empty).
+/// `max_depth` containers open at once, the members of its first elements recorded:
+/// the offset after its `]`, its number of elements, which of the recorded ones are
+/// not objects, and where the first element not recorded starts; `None` when it gave up
+/// (not valid JSON, or empty).
 #[inline(always)]
 fn validate_batch(
     input: &[u8],
     at: usize,
     max_depth: u16,
-    records: &mut [Recorded; RECORDED],
-) -> Option<(usize, usize, usize)> {
+    records: &mut [Spans<u16>; RECORDED],
+) -> Option<(usize, usize, u16, usize)> {
     // The batch is one level and an element another.
     let element = max_depth.min(MAX_DEPTH_LIMIT).checked_sub(1)?;
     let mut i = skip_ws(input, at + 1);
-    let (mut len, mut after) = (0, i);
-    // Where the elements past the records are recorded, each over the last.
-    let mut past;
-    loop {
-        let record = match records.get_mut(len) {
-            Some(record) => record,
-            None => {
-                past = Recorded::EMPTY;
-                &mut past
-            }
-        };
-        let end = if byte_at(input, i) == b'{' {
-            object(input, i, element.checked_sub(1)?, record)?
-        } else {
-            record.flags = NOT_AN_OBJECT;
-            scan::value(input, i, element).ok()?
-        };
-        len += 1;
-        match skip_ws_to(input, end) {
-            (comma, b',') => {
-                i = skip_ws(input, comma + 1);
-                if len == RECORDED {
-                    after = i;
-                }
-            }
-            (close, b']') => {
-                let end = close + 1;
-                return ends_at(input, end).then_some((end, len, after));
-            }
-            _ => return None,
+    let (mut len, mut others) = (0, 0u16);
+    // Two loops, so that the spans the member loop fills are found once an element.
+    for record in records.iter_mut() {
+        let (end, object) = batch_element(input, i, element, record)?;
+        if !object {
+            others |= 1 << len;
         }
+        len += 1;
+        match after_element(input, end)? {
+            Next::Key(next) => i = next,
+            Next::End(end) => return Some((end, len, others, i)),
+        }
+    }
+    let after = i;
+    // The members of the elements past the records, each over the last.
+    let mut past = Spans::<u16>::EMPTY;
+    loop {
+        let (end, _) = batch_element(input, i, element, &mut past)?;
+        len += 1;
+        match after_element(input, end)? {
+            Next::Key(next) => i = next,
+            Next::End(end) => return Some((end, len, others, after)),
+        }
+    }
+}
+
+/// The element of a batch at `i`, with at most `element` containers open in it, its
+/// members (if an object) into `spans`: the offset after it and whether it is an
+/// object; `None` at anything that is not valid JSON.
+#[inline(always)]
+fn batch_element<O: Offset>(
+    input: &[u8],
+    i: usize,
+    element: u16,
+    spans: &mut Spans<O>,
+) -> Option<(usize, bool)> {
+    Some(if byte_at(input, i) == b'{' {
+        (object(input, i, element.checked_sub(1)?, spans)?, true)
+    } else {
+        (scan::value(input, i, element).ok()?, false)
+    })
+}
+
+/// After a batch's element, which ends at `end`: where the next one starts after the
+/// `,`, or the end after the `]` when nothing but whitespace follows; `None` at
+/// anything else.
+#[inline(always)]
+fn after_element(input: &[u8], end: usize) -> Option<Next> {
+    match skip_ws_to(input, end) {
+        (comma, b',') => Some(Next::Key(skip_ws(input, comma + 1))),
+        (close, b']') => ends_at(input, close + 1).then_some(Next::End(close + 1)),
+        _ => None,
     }
 }
 
@@ -598,15 +641,10 @@ impl<'a> Elements<'a> {
         self.len
     }
 
-    /// Every element read again by the member loop (for a batch of responses).
-    fn forget_records(&mut self) {
-        self.recorded = 0;
-        self.pos = skip_ws(self.input, skip_ws(self.input, 0) + 1);
-    }
-
-    /// The next element as a call, from its record or read again.
+    /// The members of the next element (`None` when it is not an object), from its
+    /// record or read again; `None` past the last.
     #[inline(always)]
-    fn next_call(&mut self) -> Option<Call<'a>> {
+    fn next_slots(&mut self) -> Option<Option<Slots<'a>>> {
         let k = self.taken;
         if k >= self.len {
             return None;
@@ -614,30 +652,23 @@ impl<'a> Elements<'a> {
         self.taken = k + 1;
         if k < self.recorded {
             if let Some(record) = self.records.get(k) {
-                return Some(record.call(self.input, self.limits));
+                let object = self.others >> k & 1 == 0;
+                return Some(object.then(|| record.slots(self.input)));
             }
         }
-        let mut slots = Slots::default();
-        Some(if self.read_next(&mut slots) {
-            slots.request(self.limits)
-        } else {
-            Call::Invalid {
-                id: Id::NULL,
-                reason: InvalidRequest::NotAnObject,
-            }
-        })
+        Some(self.read_next())
     }
 
-    /// Reads the element at `pos` (validated) by the member loop: `true` when it is an
-    /// object (its members put into `slots`), `false` when it is not; then steps past
-    /// it and its comma.
+    /// Reads the element at `pos` (validated) by the member loop: its members, `None`
+    /// when it is not an object; then steps past it and its comma.
     #[inline(always)]
-    fn read_next(&mut self, slots: &mut Slots<'a>) -> bool {
+    fn read_next(&mut self) -> Option<Slots<'a>> {
         let (input, start) = (self.input, self.pos);
+        let mut spans = Spans::<usize>::EMPTY;
         let object = byte_at(input, start) == b'{';
         let end = if object {
             // Validated at the limits in force: the widest limit only reads it again.
-            object_or_end(input, start, slots)
+            object_or_end(input, start, &mut spans)
         } else {
             skip_trusted(input, start)
         };
@@ -647,15 +678,15 @@ impl<'a> Elements<'a> {
         } else {
             input.len()
         };
-        object
+        object.then(|| spans.slots(input))
     }
 }
 
 /// [`object`] of a validated object at `start`: the offset after it (the end of
 /// `input` were it not valid, which ends the batch).
 #[inline(never)]
-fn object_or_end<'a>(input: &'a [u8], start: usize, slots: &mut Slots<'a>) -> usize {
-    object(input, start, MAX_DEPTH_LIMIT, slots).unwrap_or(input.len())
+fn object_or_end(input: &[u8], start: usize, spans: &mut Spans<usize>) -> usize {
+    object(input, start, MAX_DEPTH_LIMIT, spans).unwrap_or(input.len())
 }
 
 impl<'a> Iterator for Batch<'a> {
@@ -665,7 +696,13 @@ impl<'a> Iterator for Batch<'a> {
     // registers saved and the call returned through memory.
     #[inline(always)]
     fn next(&mut self) -> Option<Call<'a>> {
-        self.elements.next_call()
+        Some(match self.elements.next_slots()? {
+            Some(slots) => slots.request(self.elements.limits),
+            None => Call::Invalid {
+                id: Id::NULL,
+                reason: InvalidRequest::NotAnObject,
+            },
+        })
     }
 }
 
@@ -673,16 +710,9 @@ impl<'a> Iterator for ResponseBatch<'a> {
     type Item = Result<Response<'a>, InvalidResponse>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let elements = &mut self.elements;
-        if elements.taken >= elements.len {
-            return None;
-        }
-        elements.taken += 1;
-        let mut slots = Slots::default();
-        Some(if elements.read_next(&mut slots) {
-            slots.response()
-        } else {
-            Err(InvalidResponse::NotAnObject)
+        Some(match self.elements.next_slots()? {
+            Some(slots) => slots.response(),
+            None => Err(InvalidResponse::NotAnObject),
         })
     }
 }
@@ -691,8 +721,9 @@ impl<'a> Iterator for ResponseBatch<'a> {
 /// the object whose `{` is at `at` (validated): all of it, or not.
 #[cfg(any(test, fuzzing))]
 pub(super) fn usual_reads_all(input: &[u8], at: usize) -> bool {
+    let mut spans = Spans::<usize>::EMPTY;
     matches!(
-        usual(input, at, MAX_DEPTH_LIMIT - 1, &mut Slots::default()),
+        usual(input, at, MAX_DEPTH_LIMIT - 1, &mut spans),
         Some(Next::End(_))
     )
 }
@@ -821,6 +852,40 @@ mod tests {
             let taken = fuzzing::quick_reader_agrees(seed.as_bytes(), scan::DEFAULT_MAX_DEPTH);
             assert_ne!(taken, fuzzing::Taken::Usual, "{seed}");
         }
+    }
+
+    /// The member loop's slots read the same whatever the width of their offsets: a
+    /// message under 4 GiB (`u32`), a longer one (`usize`, which no test can allocate),
+    /// and the batch records (`u16`) give the same members, as requests and as
+    /// responses, on every seed, cut at every length and at every depth limit.
+    #[test]
+    fn the_offset_widths_agree() {
+        use super::{message, Offset};
+        use crate::limits::Limits;
+        use crate::scan::{skip_ws, ScanError};
+        type Read = Result<(crate::envelope::Call<'static>, bool), ScanError>;
+        fn read<O: Offset>(input: &'static [u8], depth: u16) -> Read {
+            let at = skip_ws(input, 0);
+            message::<O>(input, at, depth)
+                .map(|slots| (slots.request(&Limits::DEFAULT), slots.response().is_ok()))
+        }
+        let mut checked = 0;
+        for seed in ELEMENTS.iter().chain(USUAL).chain(NEARLY_USUAL) {
+            let seed = seed.as_bytes();
+            if seed.first() != Some(&b'{') {
+                continue;
+            }
+            for cut in 1..=seed.len() {
+                let input = &seed[..cut];
+                for depth in [1, 2, 3, scan::DEFAULT_MAX_DEPTH] {
+                    let wide = read::<usize>(input, depth);
+                    assert_eq!(read::<u32>(input, depth), wide, "{input:?}");
+                    assert_eq!(read::<u16>(input, depth), wide, "{input:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1_000, "{checked}");
     }
 
     /// Requests as most senders write them, which the member loop's first guess reads

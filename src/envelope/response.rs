@@ -89,6 +89,9 @@ impl core::fmt::Display for InvalidResponse {
 }
 
 /// A whole response message: one response, or a batch of them.
+// Nothing is boxed (no allocation): on the fast build a batch carries the records of
+// its first elements.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum ResponseMessage<'a> {
     /// A single object (or a top-level value that is not a response at all).
