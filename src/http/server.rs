@@ -24,6 +24,7 @@ use tokio::task::JoinSet;
 
 use super::concurrent::{Handlers, Slotted};
 use crate::dispatch::AsyncMethods;
+use crate::io::accept::{is_per_connection, out_of_descriptors};
 use crate::service::concurrent::{Call, ConcurrentServer};
 use crate::Server;
 
@@ -266,21 +267,6 @@ where
         tasks.shutdown().await;
         result
     }
-}
-
-fn out_of_descriptors(e: &io::Error) -> bool {
-    // EMFILE, ENFILE (Linux, the BSDs and macOS alike), ENOBUFS, ENOMEM.
-    matches!(e.raw_os_error(), Some(23 | 24 | 105 | 12 | 55))
-}
-
-fn is_per_connection(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        io::ErrorKind::ConnectionAborted
-            | io::ErrorKind::ConnectionReset
-            | io::ErrorKind::Interrupted
-            | io::ErrorKind::WouldBlock
-    )
 }
 
 /// A server's methods.

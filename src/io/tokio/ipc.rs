@@ -66,6 +66,7 @@ use tokio::sync::{watch, Notify, Semaphore};
 use tokio::task::{JoinSet, LocalSet};
 
 use crate::frame::json_stream::JsonStreamAccumulator;
+use crate::io::accept::{is_per_connection, out_of_descriptors};
 use crate::outbox::LentOutbox;
 use crate::service::concurrent::{Call, ConcurrentServer, LentSlots, Read, Write};
 use crate::AsyncMethods;
@@ -363,21 +364,6 @@ fn remove_if_ours(path: &Path, file: Option<(u64, u64)>) {
     if file.is_some() && now.map(|m| (m.dev(), m.ino())) == file {
         let _ = std::fs::remove_file(path);
     }
-}
-
-fn out_of_descriptors(e: &io::Error) -> bool {
-    // EMFILE, ENFILE (Linux, the BSDs and macOS alike), ENOBUFS, ENOMEM.
-    matches!(e.raw_os_error(), Some(23 | 24 | 105 | 12 | 55))
-}
-
-fn is_per_connection(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        io::ErrorKind::ConnectionAborted
-            | io::ErrorKind::ConnectionReset
-            | io::ErrorKind::Interrupted
-            | io::ErrorKind::WouldBlock
-    )
 }
 
 /// Serves one connection until its input ends (the peer closed it, it was idle, or
