@@ -44,8 +44,9 @@ pub struct Settings {
     pub idle_timeout: Duration,
     /// How long a keep-alive connection keeps hyper's state (its read and write
     /// buffers, about 16 KiB) while it waits for its next request; past it the state
-    /// is dropped, and made again at the next byte. A connection that waits holds its
-    /// socket and its task only. Default 1 ms.
+    /// is dropped, and made again at the next byte (hyper's allocations for a new
+    /// connection, once per wait). A connection that waits holds its socket and its
+    /// task only. Default 1 ms.
     pub release_after: Duration,
     /// The longest a request may take, its body read and its reply made: past it the
     /// answer is `503` and the connection closes. Default 30 s.
