@@ -515,7 +515,11 @@ where
                     conn.expired.store(true, Ordering::Release);
                     limit
                 }
-                left => Duration::from_nanos(left),
+                // The end of a request does not wake this loop (a wake per request
+                // would cost every request a lock): one seen in flight is looked at
+                // again within `BUSY_RECHECK`, so the idle timeout and the release
+                // come at most that late after it.
+                left => Duration::from_nanos(left).min(BUSY_RECHECK),
             }
         } else {
             let since = conn.idle_since.load(Ordering::Acquire);
@@ -575,6 +579,9 @@ where
         polled = true;
     }
 }
+
+/// How soon a connection whose request was in flight when last looked at looks again.
+const BUSY_RECHECK: Duration = Duration::from_millis(100);
 
 /// How soon a connection due to release hyper's state while hyper still writes a
 /// reply (the peer reads slowly) looks again.
