@@ -8,7 +8,8 @@
 //! | newline-delimited and back-to-back JSON on one socket, batches too | `both_framings_on_one_socket` |
 //! | bytes that are not a message answered once, the stream goes on | `garbage_is_answered_and_the_stream_resyncs` |
 //! | a message past the frame limit answered `-32600`, the stream goes on | `a_message_past_the_frame_limit_is_refused` |
-//! | at the cap a new client waits until a connection closes | `at_the_cap_a_client_waits_for_a_connection_to_close` |
+//! | at the cap the connection silent the longest is closed for a new client | `at_the_cap_the_connection_silent_longest_is_closed` |
+//! | a connection so closed answers its calls in flight first; the client waits for it | `at_the_cap_a_client_waits_for_a_connection_to_close` |
 //! | a silent connection, and one idle after a call, are closed | `idle_connections_are_closed` |
 //! | several calls of one connection in flight at once | `several_calls_of_a_connection_are_in_flight` |
 //! | a peer that does not read its replies is closed after the write limit | `a_peer_that_does_not_read_is_closed` |
@@ -41,6 +42,8 @@ const LIMIT: Duration = Duration::from_secs(10);
 struct Gate {
     open: AtomicBool,
     opened: Notify,
+    /// A `wait` call has started (a permit stored for the next waiter).
+    entered: Notify,
 }
 
 impl Gate {
@@ -73,6 +76,7 @@ async fn wait<'p>(
     _: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Rpc<'p> {
+    call.state().entered.notify_one();
     call.state().wait().await;
     Ok(out.str("waited")?)
 }
@@ -312,28 +316,57 @@ async fn a_message_past_the_frame_limit_is_refused() {
 }
 
 #[tokio::test]
+async fn at_the_cap_the_connection_silent_longest_is_closed() {
+    let settings = Settings {
+        max_connections: 2,
+        ..relaxed()
+    };
+    with_server("cap-oldest", settings, |path, _, _stop| async move {
+        let mut a = Client::connect(&path).await;
+        a.send(&call("ping", 1)).await;
+        assert_eq!(a.line().await.unwrap(), result(r#""pong""#, 1));
+        let mut b = Client::connect(&path).await;
+        b.send(&call("ping", 2)).await;
+        assert_eq!(b.line().await.unwrap(), result(r#""pong""#, 2));
+        // A again, then B: B is now the one silent the longest.
+        a.send(&call("ping", 3)).await;
+        assert_eq!(a.line().await.unwrap(), result(r#""pong""#, 3));
+        let mut c = Client::connect(&path).await;
+        c.send(&call("ping", 4)).await;
+        assert!(b.closed().await, "B, silent the longest, closed for C");
+        assert_eq!(c.line().await.unwrap(), result(r#""pong""#, 4));
+        a.send(&call("ping", 5)).await;
+        assert_eq!(a.line().await.unwrap(), result(r#""pong""#, 5));
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn at_the_cap_a_client_waits_for_a_connection_to_close() {
     let settings = Settings {
         max_connections: 1,
         ..relaxed()
     };
-    with_server("cap", settings, |path, _, _stop| async move {
+    with_server("cap", settings, |path, gate, _stop| async move {
         let mut a = Client::connect(&path).await;
-        a.send(&call("ping", 1)).await;
-        assert_eq!(a.line().await.unwrap(), result(r#""pong""#, 1));
-        // B connects (into the backlog) and asks; A is still served meanwhile.
+        a.send(&call("wait", 1)).await;
+        tokio::time::timeout(LIMIT, gate.entered.notified())
+            .await
+            .expect("the call started");
+        // B comes while A's call is in flight: A's input is ended for it, but A
+        // answers its call first.
         let mut b = Client::connect(&path).await;
         b.send(&call("ping", 2)).await;
-        a.send(&call("ping", 3)).await;
-        assert_eq!(a.line().await.unwrap(), result(r#""pong""#, 3));
-        // Not accepted while A is open: nothing for B.
+        // Not answered while A is open: nothing for B yet.
         let mut byte = [0u8; 1];
         let unread = b.io.get_ref().try_read(&mut byte);
         assert!(
             matches!(&unread, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
             "{unread:?}"
         );
-        drop(a);
+        gate.release();
+        assert_eq!(a.line().await.unwrap(), result(r#""waited""#, 1));
+        assert!(a.closed().await, "A closed once its call was answered");
         assert_eq!(b.line().await.unwrap(), result(r#""pong""#, 2));
     })
     .await;

@@ -18,7 +18,7 @@
 //! | a peer silent through a ping interval (no pong) is closed with 1001 | `a_peer_silent_through_a_ping_interval_is_closed` |
 //! | WebSockets count against `max_connections`; a new client waits for one to close | `websockets_count_against_the_connection_cap` |
 //! | at the cap, a new client is served by closing an idle HTTP connection, not a WebSocket | `at_the_cap_an_idle_http_connection_is_closed_not_a_websocket` |
-//! | an idle WebSocket holds no send queue; one is taken at its first message | `an_idle_websocket_holds_no_buffers` |
+//! | an idle WebSocket holds no send queue and no read buffer of the crate; they are taken at its first message and byte | `an_idle_websocket_holds_no_buffers` |
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -37,18 +37,24 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Bytes, Message};
 use tokio_tungstenite::WebSocketStream;
 
-/// Counts the live allocations of exactly `QUEUE` bytes (a size no other test or
-/// crate asks for): the send queues of the sessions of `an_idle_websocket_holds_no_buffers`.
+/// Counts the live allocations of exactly `QUEUE` and `READ` bytes (sizes no other
+/// test or crate asks for): the send queues and the crate's read buffers of the
+/// sessions of `an_idle_websocket_holds_no_buffers`.
 struct Counting;
 
 const QUEUE: usize = 777_777;
+const READ: usize = 7_777;
 
 static QUEUES: std::sync::atomic::AtomicIsize = std::sync::atomic::AtomicIsize::new(0);
+static READS: std::sync::atomic::AtomicIsize = std::sync::atomic::AtomicIsize::new(0);
 
 fn count(size: usize, by: isize) {
-    if size == QUEUE {
-        QUEUES.fetch_add(by, std::sync::atomic::Ordering::Relaxed);
-    }
+    let counter = match size {
+        QUEUE => &QUEUES,
+        READ => &READS,
+        _ => return,
+    };
+    counter.fetch_add(by, std::sync::atomic::Ordering::Relaxed);
 }
 
 // SAFETY: every call is forwarded unchanged to `System`, which upholds the
@@ -85,6 +91,10 @@ static ALLOCATOR: Counting = Counting;
 
 fn queues() -> isize {
     QUEUES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+fn reads() -> isize {
+    READS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The longest any step waits.
@@ -748,6 +758,7 @@ async fn at_the_cap_an_idle_http_connection_is_closed_not_a_websocket() {
 async fn an_idle_websocket_holds_no_buffers() {
     let server = start(WsSettings {
         send_queue: QUEUE,
+        read_buffer: READ,
         ..small()
     })
     .await;
@@ -759,12 +770,26 @@ async fn an_idle_websocket_holds_no_buffers() {
     }
     until(|| server.subs.connections() == 10).await;
     assert_eq!(queues(), 0);
-    // A connection that speaks takes its buffers, the outbox among them.
-    let mut ws = connect(server.addr).await;
-    round_trip(&mut ws).await;
+    // A connection that speaks takes its buffers, the outbox among them; one on
+    // each of the two session threads, each of which has by then polled the idle
+    // sessions it was given before it (in order).
+    let mut speaking = Vec::new();
+    for _ in 0..2 {
+        let mut ws = connect(server.addr).await;
+        round_trip(&mut ws).await;
+        speaking.push(ws);
+    }
     assert!(queues() >= 1, "{}", queues());
-    // And gives them back when it closes.
-    ws.close(None).await.unwrap();
+    // The idle ones hold no read buffer of the crate (taken at a peer's first byte).
+    assert!(
+        reads() <= 2,
+        "{} read buffers for 2 speaking, 10 idle",
+        reads()
+    );
+    // And give them back when they close.
+    for mut ws in speaking {
+        ws.close(None).await.unwrap();
+    }
     drop(idle);
-    until(|| queues() == 0).await;
+    until(|| queues() == 0 && reads() == 0).await;
 }

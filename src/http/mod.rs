@@ -24,7 +24,8 @@
 //!   runs short, then reused. Its pages are touched only as far as bodies and replies
 //!   reach. A connection that has sent nothing holds its socket and its task (about
 //!   2 KiB): hyper's state, with its 8 KiB read and 8 KiB write buffers, is made at
-//!   its first byte, and kept while it stays open for keep-alive.
+//!   its first byte, and dropped again once a keep-alive connection has waited
+//!   [`Settings::release_after`] (1 ms) for its next request.
 //! - **shutdown**: [`HttpServer::serve_until`] stops accepting when its signal comes,
 //!   closes idle connections, lets requests in flight finish for up to
 //!   [`Settings::shutdown_grace`] (10 s), then drops the rest.

@@ -12,8 +12,10 @@ use std::time::{Duration, Instant};
 use std::vec;
 use std::vec::Vec;
 
-use hyper::body::{Body, Buf, Frame, Incoming, SizeHint};
+use hyper::body::{Body, Buf, Bytes, Frame, Incoming, SizeHint};
 use hyper::header::{HeaderMap, HeaderValue, ALLOW, CONNECTION, CONTENT_TYPE};
+use hyper::rt::ReadBufCursor;
+use hyper::server::conn::http1;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
@@ -22,6 +24,7 @@ use tokio::task::JoinSet;
 
 use super::concurrent::{Handlers, Slotted};
 use crate::dispatch::AsyncMethods;
+use crate::io::accept::{is_per_connection, out_of_descriptors};
 use crate::service::concurrent::{Call, ConcurrentServer};
 use crate::Server;
 
@@ -39,6 +42,12 @@ pub struct Settings {
     /// How long a keep-alive connection may stay without a request in flight before it
     /// is closed. Default 5 s.
     pub idle_timeout: Duration,
+    /// How long a keep-alive connection keeps hyper's state (its read and write
+    /// buffers, about 16 KiB) while it waits for its next request; past it the state
+    /// is dropped, and made again at the next byte (hyper's allocations for a new
+    /// connection, once per wait). A connection that waits holds its socket and its
+    /// task only. Default 1 ms.
+    pub release_after: Duration,
     /// The longest a request may take, its body read and its reply made: past it the
     /// answer is `503` and the connection closes. Default 30 s.
     pub request_timeout: Duration,
@@ -62,6 +71,7 @@ impl Default for Settings {
             max_connections: 1_000,
             header_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(5),
+            release_after: Duration::from_millis(1),
             request_timeout: Duration::from_secs(30),
             max_body: 1024 * 1024,
             max_reply: 1024 * 1024 + 64 * 1024,
@@ -204,6 +214,13 @@ where
                 reply: settings.max_reply,
             }),
             conns: Mutex::new(Vec::with_capacity(settings.max_connections)),
+            http1: {
+                let mut builder = http1::Builder::new();
+                builder
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(settings.header_timeout);
+                builder
+            },
             changed: Notify::new(),
             epoch: Instant::now(),
             next_id: AtomicU64::new(0),
@@ -253,21 +270,6 @@ where
     }
 }
 
-fn out_of_descriptors(e: &io::Error) -> bool {
-    // EMFILE, ENFILE (Linux, the BSDs and macOS alike), ENOBUFS, ENOMEM.
-    matches!(e.raw_os_error(), Some(23 | 24 | 105 | 12 | 55))
-}
-
-fn is_per_connection(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        io::ErrorKind::ConnectionAborted
-            | io::ErrorKind::ConnectionReset
-            | io::ErrorKind::Interrupted
-            | io::ErrorKind::WouldBlock
-    )
-}
-
 /// A server's methods.
 enum Methods<C: 'static> {
     /// Called, on the connection's task.
@@ -293,6 +295,8 @@ struct Shared<C: 'static> {
     pool: Arc<Pool>,
     /// The open connections, oldest first.
     conns: Mutex<Vec<Arc<Conn>>>,
+    /// hyper's settings for a connection (its timer, the header-read timeout).
+    http1: http1::Builder,
     /// A connection closed or went idle.
     changed: Notify,
     /// The origin of `Conn::idle_since`.
@@ -318,6 +322,9 @@ struct Conn {
     /// Asked to close (once).
     closing: AtomicBool,
     close: Notify,
+    /// hyper's last write found the socket full (or hyper was told to yield): it may
+    /// hold bytes it has not sent, so its state is not released.
+    blocked: AtomicBool,
     /// The upgrade a `101` answered, taken by the connection once hyper lets it go.
     #[cfg(feature = "websocket")]
     upgrade: Mutex<Option<hyper::upgrade::OnUpgrade>>,
@@ -374,6 +381,7 @@ impl<C: 'static> Shared<C> {
             expired: AtomicBool::new(false),
             closing: AtomicBool::new(false),
             close: Notify::new(),
+            blocked: AtomicBool::new(false),
             #[cfg(feature = "websocket")]
             upgrade: Mutex::new(None),
         });
@@ -395,37 +403,102 @@ where
 {
     let _ = stream.set_nodelay(true);
     let settings = &shared.settings;
-    // Nothing of hyper's (its read buffer, 8 KiB taken at its first read) is made
-    // until the peer sends: a connection that sends nothing holds its socket and this
-    // task only. It is closed as hyper would close it (the header or the idle timeout,
-    // whichever is shorter), or when closed for a new client or at shutdown.
-    let silent = settings.header_timeout.min(settings.idle_timeout);
+    let mut socket = Socket {
+        io: TokioIo::new(stream),
+        unread: Bytes::new(),
+        conn: conn.clone(),
+    };
+    // Nothing of hyper's (its read buffer, 8 KiB taken at its first read, and its
+    // write buffer) is made until the peer sends: a connection that sends nothing
+    // holds its socket and this task only. It is closed as hyper would close it (the
+    // header or the idle timeout, whichever is shorter), or when closed for a new
+    // client or at shutdown. A keep-alive connection that waits for its next request
+    // past `release_after` goes back to that state.
+    let mut silent = settings.header_timeout.min(settings.idle_timeout);
+    loop {
+        if socket.unread.is_empty() && !first_byte(&conn, socket.io.inner(), silent).await {
+            shared.closed(&conn);
+            return;
+        }
+        match http(&shared, &conn, socket).await {
+            Some(released) => socket = released,
+            None => break,
+        }
+        let since = conn.idle_since.load(Ordering::Acquire);
+        let idle_for = Duration::from_nanos(shared.now().saturating_sub(since));
+        silent = settings.idle_timeout.saturating_sub(idle_for);
+    }
+    #[cfg(feature = "websocket")]
+    let upgrade = lock(&conn.upgrade).take();
+    #[cfg(feature = "websocket")]
+    if let (Some(websocket), Some(upgrade)) = (&shared.websocket, upgrade) {
+        // Busy while it is open: never closed to make room for a new client.
+        let _open = InFlight::new(&shared, &conn);
+        let close = async {
+            if !conn.closing.load(Ordering::Acquire) {
+                conn.close.notified().await;
+            }
+        };
+        websocket.run(upgrade, close).await;
+    }
+    shared.closed(&conn);
+}
+
+/// Waits up to `silent` for the peer's next byte: `false` if it closed, said nothing
+/// in time, or the connection was asked to close.
+async fn first_byte(conn: &Conn, stream: &TcpStream, silent: Duration) -> bool {
+    if conn.closing.load(Ordering::Acquire) {
+        return false;
+    }
     let mut first = [0u8; 1];
-    let spoke = tokio::select! {
+    tokio::select! {
         // `peek` waits for a byte (`readable` may wake with none); 0 is the end.
         peeked = stream.peek(&mut first) => matches!(peeked, Ok(1..)),
         () = conn.close.notified() => false,
         () = tokio::time::sleep(silent) => false,
-    };
-    if !spoke {
-        shared.closed(&conn);
-        return;
     }
+}
+
+/// Serves `socket` with hyper until the connection ends (`None`) or has waited for
+/// its next request past `release_after` (its socket back, hyper's state dropped).
+async fn http<C: 'static>(
+    shared: &Arc<Shared<C>>,
+    conn: &Arc<Conn>,
+    socket: Socket,
+) -> Option<Socket>
+where
+    Server<C>: Sync,
+{
+    let settings = &shared.settings;
     let service = {
         let (shared, conn) = (shared.clone(), conn.clone());
         hyper::service::service_fn(move |req| request(shared.clone(), conn.clone(), req))
     };
-    let mut builder = hyper::server::conn::http1::Builder::new();
-    builder
-        .timer(TokioTimer::new())
-        .header_read_timeout(settings.header_timeout);
-    let mut http = pin!(builder
-        .serve_connection(TokioIo::new(stream), service)
-        .with_upgrades());
+    conn.blocked.store(false, Ordering::Release);
+    // Bytes of a request head read before the state was released: hyper's header
+    // timer for it went with the state, so the head is held to the time it had left
+    // at most (it began after the last request ended).
+    let resumed = !socket.unread.is_empty();
+    let head_by = conn
+        .idle_since
+        .load(Ordering::Acquire)
+        .saturating_add(u64::try_from(settings.header_timeout.as_nanos()).unwrap_or(u64::MAX));
+    let mut http = shared
+        .http1
+        .serve_connection(socket, service)
+        .with_upgrades();
     let idle = settings.idle_timeout;
+    let release = settings.release_after;
     let limit = settings.request_timeout;
     let limit_ns = u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX);
-    let mut closing = false;
+    let mut closing = conn.closing.load(Ordering::Acquire);
+    if closing {
+        Pin::new(&mut http).graceful_shutdown();
+    }
+    // The state is released only once hyper has been polled, and after it has been
+    // waiting `release_after` for its next request.
+    let built = shared.now();
+    let mut polled = false;
     loop {
         let now = shared.now();
         // The request's time limit is kept here, by this task's one sleep, rather than
@@ -442,47 +515,147 @@ where
                     conn.expired.store(true, Ordering::Release);
                     limit
                 }
-                left => Duration::from_nanos(left),
+                // The end of a request does not wake this loop (a wake per request
+                // would cost every request a lock): one seen in flight is looked at
+                // again within `BUSY_RECHECK`, so the idle timeout and the release
+                // come at most that late after it.
+                left => Duration::from_nanos(left).min(BUSY_RECHECK),
             }
         } else {
             let since = conn.idle_since.load(Ordering::Acquire);
             let idle_for = Duration::from_nanos(now.saturating_sub(since));
+            let waited = Duration::from_nanos(now.saturating_sub(since.max(built)));
+            // No request has begun since the resumed head's bytes.
+            let head_open = resumed && conn.started.load(Ordering::Acquire) < built;
+            if head_open && now >= head_by {
+                return None;
+            }
             if !closing && idle_for >= idle {
                 conn.close();
+            } else if polled
+                && !closing
+                && !head_open
+                && waited >= release
+                && !conn.blocked.load(Ordering::Acquire)
+            {
+                // No request in flight and every byte of the last reply written
+                // (hyper polled to a stop just before this, see `select!` below):
+                // what hyper read past it, if anything, is read first next time,
+                // copied (the bytes hyper lends keep its whole read buffer).
+                return http.into_parts().map(|parts| {
+                    let mut socket = parts.io;
+                    socket.unread = match parts.read_buf.is_empty() {
+                        true => Bytes::new(),
+                        false => Bytes::copy_from_slice(&parts.read_buf),
+                    };
+                    socket
+                });
             }
             // A request that starts before this sleep ends has its limit end after
             // it: looked at then, it is never late.
             match closing {
                 true => limit,
-                false => idle.saturating_sub(idle_for).min(limit),
+                false if head_open => Duration::from_nanos(head_by.saturating_sub(now)),
+                false => idle
+                    .saturating_sub(idle_for)
+                    .min(match release.saturating_sub(waited) {
+                        Duration::ZERO => RECHECK,
+                        left => left,
+                    })
+                    .min(limit),
             }
         };
         tokio::select! {
             // The connection first: it is what wakes this task for each request, and
             // select!'s random start order would cost a draw per wake.
             biased;
-            _ = http.as_mut() => break,
+            _ = &mut http => return None,
             () = conn.close.notified(), if !closing => {
                 closing = true;
-                http.as_mut().graceful_shutdown();
+                Pin::new(&mut http).graceful_shutdown();
             }
             () = tokio::time::sleep(wait) => {}
         }
+        polled = true;
     }
-    #[cfg(feature = "websocket")]
-    let upgrade = lock(&conn.upgrade).take();
-    #[cfg(feature = "websocket")]
-    if let (Some(websocket), Some(upgrade)) = (&shared.websocket, upgrade) {
-        // Busy while it is open: never closed to make room for a new client.
-        let _open = InFlight::new(&shared, &conn);
-        let close = async {
-            if !conn.closing.load(Ordering::Acquire) {
-                conn.close.notified().await;
-            }
-        };
-        websocket.run(upgrade, close).await;
+}
+
+/// How soon a connection whose request was in flight when last looked at looks again.
+const BUSY_RECHECK: Duration = Duration::from_millis(100);
+
+/// How soon a connection due to release hyper's state while hyper still writes a
+/// reply (the peer reads slowly) looks again.
+const RECHECK: Duration = Duration::from_millis(10);
+
+/// A connection's socket as hyper sees it: what hyper had read and not used when its
+/// state was released comes first; a write that does not complete is noted in
+/// [`Conn::blocked`].
+struct Socket {
+    io: TokioIo<TcpStream>,
+    unread: Bytes,
+    conn: Arc<Conn>,
+}
+
+impl Socket {
+    fn wrote<T>(&self, polled: Poll<T>) -> Poll<T> {
+        self.conn
+            .blocked
+            .store(polled.is_pending(), Ordering::Release);
+        polled
     }
-    shared.closed(&conn);
+}
+
+impl hyper::rt::Read for Socket {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        mut buf: ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if !this.unread.is_empty() {
+            let n = this.unread.len().min(buf.remaining());
+            buf.put_slice(this.unread.get(..n).unwrap_or_default());
+            this.unread.advance(n);
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut this.io).poll_read(cx, buf)
+    }
+}
+
+impl hyper::rt::Write for Socket {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.io).poll_write(cx, buf);
+        this.wrote(polled)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.io).poll_write_vectored(cx, bufs);
+        this.wrote(polled)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        hyper::rt::Write::is_write_vectored(&self.io)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.io).poll_flush(cx);
+        this.wrote(polled)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
+    }
 }
 
 /// Marks a connection busy while a request is in flight.

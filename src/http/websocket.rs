@@ -35,7 +35,8 @@
 //! The concurrent service's loop is polled from one task and is not `Send`: the
 //! sessions run on [`Settings::threads`] threads of their own, each a current-thread
 //! tokio runtime. Memory per connection, taken at its first message (a connection
-//! that has sent nothing holds the crate's read buffer, 16 KiB, and its tasks):
+//! that has sent nothing holds its tasks, about 4 KiB; from its first byte or the
+//! first ping, the crate's state and [`Settings::read_buffer`] too):
 //! `(IN_FLIGHT + 2) × max_message + IN_FLIGHT × max_reply` for the slots (allocated
 //! zeroed: pages are touched only as far as messages reach, where the allocator
 //! maps them afresh), the outbox and a read chunk; the application's send queue at
@@ -58,6 +59,7 @@ use hyper::header::{HeaderMap, HeaderValue, CONNECTION, UPGRADE};
 use hyper::upgrade::{OnUpgrade, Upgraded};
 use hyper::Method;
 use hyper_util::rt::TokioIo;
+use tokio::io::AsyncReadExt;
 use tokio::sync::{mpsc, oneshot, Mutex};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
@@ -93,6 +95,10 @@ pub struct Settings {
     /// How often the server pings; a peer silent for a whole interval is closed.
     /// Default 30 s.
     pub ping_interval: Duration,
+    /// The crate's read buffer, in bytes: what one read of the socket takes at most
+    /// (the crate zeroes it at each read). Taken at the peer's first byte (or its
+    /// first ping), and held by each open connection from then on. Default 4 KiB.
+    pub read_buffer: usize,
     /// The threads the sessions run on (0: as many as the machine has cores).
     /// Default 0.
     pub threads: usize,
@@ -106,6 +112,7 @@ impl Default for Settings {
             send_queue: 256 * 1024,
             send_timeout: Duration::from_secs(10),
             ping_interval: Duration::from_secs(30),
+            read_buffer: 4 * 1024,
             threads: 0,
         }
     }
@@ -362,14 +369,26 @@ async fn serve<A, T, K, const N: usize>(
     // the largest reply besides: a bound on what waits for a peer that does not read.
     // Its read buffer is zeroed up to `read_buffer_size` at every read, even one
     // that finds nothing (its default, 128 KiB, was 6 % of a session thread's time
-    // under perf at 8 lock-step connections): 16 KiB a read.
+    // under perf at 8 lock-step connections).
     let config = WebSocketConfig::default()
-        .read_buffer_size(16 * 1024)
+        .read_buffer_size(settings.read_buffer.max(1))
         .max_message_size(Some(settings.max_message))
         .max_frame_size(Some(settings.max_message))
         .write_buffer_size(128 * 1024)
         .max_write_buffer_size((settings.max_reply + 128 * 1024).saturating_mul(2));
-    let ws = Stream::from_raw_socket(io, Role::Server, Some(config)).await;
+    // Until the peer's first byte (or the first ping due, or the stop) the session
+    // holds no WebSocket state: the crate's read buffer is touched at its first read.
+    let mut io = io;
+    let mut first = [0u8; 16];
+    let first_ping = tokio::time::Instant::now() + settings.ping_interval;
+    let read = tokio::select! {
+        // The end or an error: the crate meets it again at its first read.
+        read = io.read(&mut first) => read.unwrap_or(0),
+        () = tokio::time::sleep_until(first_ping) => 0,
+        _ = stop.stopped() => 0,
+    };
+    let part = first.get(..read).unwrap_or_default().to_vec();
+    let ws = Stream::from_partially_read(io, part, Role::Server, Some(config)).await;
     let (sink, stream) = ws.split();
     let sink = Mutex::new(sink);
     let mut reader = WsRead {
@@ -379,10 +398,7 @@ async fn serve<A, T, K, const N: usize>(
         at: 0,
         stop,
         heard: true,
-        ping: tokio::time::interval_at(
-            tokio::time::Instant::now() + settings.ping_interval,
-            settings.ping_interval,
-        ),
+        ping: tokio::time::interval_at(first_ping, settings.ping_interval),
         timeout: settings.send_timeout,
         close: None,
     };
@@ -401,6 +417,36 @@ async fn serve<A, T, K, const N: usize>(
         )
         .await;
     }
+    // The serving loop's future (the concurrent service's slots of futures, the pump)
+    // is about 11 KiB: made here, at the first message, not held by an idle session.
+    Box::pin(messages(
+        server,
+        subscribers,
+        session,
+        member,
+        reader,
+        &sink,
+        stop,
+        settings,
+    ))
+    .await;
+}
+
+/// A session from its first message on: its buffers taken, its calls served beside
+/// the pump of the application's pushes, then the close.
+#[allow(clippy::too_many_arguments)]
+async fn messages<A, T, K, const N: usize>(
+    server: &'static ConcurrentServer<T>,
+    subscribers: &Subscribers<K, N>,
+    session: &Session<A, K, N>,
+    member: &Member<K, N>,
+    mut reader: WsRead<'_>,
+    sink: &Mutex<SplitSink<Stream, Message>>,
+    stop: &Stop,
+    settings: &Settings,
+) where
+    T: for<'c> AsyncMethods<Call<'c, Session<A, K, N>>>,
+{
     let (frame, reply) = (settings.max_message.max(1), settings.max_reply.max(1));
     let mut memory = vec![0u8; LentSlots::<IN_FLIGHT>::bytes(frame, reply)];
     let Some(slots) = LentSlots::<IN_FLIGHT>::new(&mut memory, frame, reply) else {
@@ -411,7 +457,7 @@ async fn serve<A, T, K, const N: usize>(
     let mut framer = Messages::new(frame);
     let mut chunk = vec![0u8; 64 * 1024];
     let mut writer = WsWrite {
-        sink: &sink,
+        sink,
         message: Vec::new(),
         timeout: settings.send_timeout,
     };
@@ -442,7 +488,7 @@ async fn serve<A, T, K, const N: usize>(
         subscribers,
         member,
         stop,
-        &sink,
+        sink,
         read_close,
         write_failed,
         settings,

@@ -1,7 +1,8 @@
 //! Transports: the serve loops over the stream traits of other crates, one file per
 //! crate (the only file that names it), each behind its own feature:
 //!
-//! - `std` (feature `std`): `std::io::{Read, Write}`.
+//! - `std` (feature `std`): `std::io::{Read, Write}`; `std::ipc`, a blocking
+//!   Unix-socket server.
 //! - `embedded_io` (features `embedded-io`, `embedded-io-async`): `embedded-io` 0.6,
 //!   blocking or async (a UART).
 //! - `embedded_io_07` (features `embedded-io-07`, `embedded-io-async-07`): the same
@@ -38,6 +39,9 @@ pub mod std;
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub mod tokio;
+
+#[cfg(feature = "std")]
+pub(crate) mod accept;
 
 use crate::frame::Framer;
 use crate::service::{Answers, ServeError, Service};

@@ -4,6 +4,10 @@
 
 use std::io::{self, Read, Write};
 
+#[cfg(unix)]
+#[cfg_attr(docsrs, doc(cfg(unix)))]
+pub mod ipc;
+
 pub use super::Split;
 use super::{run, Stream};
 use crate::frame::Framer;

@@ -2,7 +2,7 @@
 """Resident memory of the http-node example with 1,000 idle connections (issue 39).
 
     cargo build --release --example http-node
-    python3 tests/load/idle_connections.py [PATH_TO_HTTP_NODE] [--connections N] [--rounds R] [--keep-alive | --websocket]
+    python3 tests/load/idle_connections.py [PATH_TO_HTTP_NODE] [--connections N] [--rounds R] [--keep-alive | --websocket [--hold S]]
 
 Not a CI stage: a measurement on loopback, bounded (N connections, default 1,000; R
 rounds, default 3; every socket operation times out after 10 s; the whole run takes a
@@ -12,7 +12,9 @@ few seconds). The server's descriptor limit is raised to N + 64 for the run (its
 Each round opens N connections that send nothing (the issue's case); with
 `--keep-alive`, each makes one request first and keeps the connection alive; with
 `--websocket`, each becomes a WebSocket (its `101` read) and then sends nothing (a
-WebSocket has no idle timeout; the server's first ping is 30 s away). The server's resident memory (VmRSS of /proc/PID/status)
+WebSocket has no idle timeout; the server's first ping is 30 s away; `--hold 35` reads
+the memory past it, when the server has pinged each and waits for its pong, and a
+peer that never answers is closed at the second, 60 s). The server's resident memory (VmRSS of /proc/PID/status)
 is read at start, with the N connections open (within the idle timeout, 5 s, so that
 they are all still open: its descriptors are counted, and a round in which the server
 did not hold all N at once, a machine too loaded to open them in time, fails), and after they are closed and
@@ -138,7 +140,7 @@ def served(addr):
 
 def main():
     args = sys.argv[1:]
-    n, rounds, keep_alive, websocket = 1000, 3, False, False
+    n, rounds, keep_alive, websocket, hold = 1000, 3, False, False, 0.0
     server = "target/release/examples/http-node"
     while args:
         a = args.pop(0)
@@ -150,6 +152,8 @@ def main():
             keep_alive = True
         elif a == "--websocket":
             websocket = True
+        elif a == "--hold":
+            hold = float(args.pop(0))
         else:
             server = a
     if not os.access(server, os.X_OK):
@@ -184,6 +188,8 @@ def main():
             # Every connection accepted (the last ones may still be in the backlog).
             while fds(proc.pid) < base_fds + n and time.monotonic() - t0 < 4.5:
                 time.sleep(0.01)
+            if websocket and hold:
+                time.sleep(max(0.0, hold - (time.monotonic() - t0)))
             opened = rss_kib(proc.pid)
             held = fds(proc.pid) - base_fds
             all_held = all_held and held >= n

@@ -19,9 +19,11 @@
 //! What holds a server down is bounded, each bound a named [`Settings`] field with a
 //! production default:
 //!
-//! - **connections**: at most [`Settings::max_connections`] (64) open at once; a
-//!   client that comes when all are open waits in the listen backlog until one
-//!   closes.
+//! - **connections**: at most [`Settings::max_connections`] (64) open at once. A
+//!   client that comes when all are open is accepted, and the connection that has
+//!   been silent the longest (no byte from its peer) has its input ended for it, as
+//!   at its idle timeout: its calls in flight are answered, then it closes and the
+//!   new client is served.
 //! - **time**: a connection whose peer sends nothing for [`Settings::idle_timeout`]
 //!   (10 min) has its input ended: the calls in flight are answered, then it closes.
 //!   A reply the peer does not read within [`Settings::write_timeout`] (30 s) closes
@@ -46,6 +48,7 @@
 //! others, so a blocking handler does little, and a slow one awaits.
 
 use std::boxed::Box;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::io;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -59,10 +62,11 @@ use std::vec;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::{watch, Notify, Semaphore};
 use tokio::task::{JoinSet, LocalSet};
 
 use crate::frame::json_stream::JsonStreamAccumulator;
+use crate::io::accept::{is_per_connection, out_of_descriptors};
 use crate::outbox::LentOutbox;
 use crate::service::concurrent::{Call, ConcurrentServer, LentSlots, Read, Write};
 use crate::AsyncMethods;
@@ -75,7 +79,8 @@ pub const MAX_FRAME: usize = 1024 * 1024;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
     /// The most connections open at once (0 is taken as 1); a client that comes when
-    /// all are open waits in the listen backlog. Default 64.
+    /// all are open is served once the connection silent the longest has had its
+    /// input ended for it and closed. Default 64.
     pub max_connections: usize,
     /// How long a peer may send nothing before its connection's input is ended (its
     /// calls in flight are answered, then it closes). Default 10 min.
@@ -253,6 +258,8 @@ where
     ) -> io::Result<()> {
         let settings = Rc::new(self.settings);
         let permits = Arc::new(Semaphore::new(settings.max_connections.max(1)));
+        let open: Rc<RefCell<std::vec::Vec<Rc<Open>>>> = Rc::default();
+        let mut next_id = 0u64;
         let (stop, stopped) = watch::channel(false);
         let local = LocalSet::new();
         let mut tasks = JoinSet::new();
@@ -260,13 +267,6 @@ where
         let result = local
             .run_until(async {
                 loop {
-                    let permit = tokio::select! {
-                        permit = permits.clone().acquire_owned() => permit,
-                        () = shutdown.as_mut() => break Ok(()),
-                    };
-                    let Ok(permit) = permit else {
-                        break Ok(()); // never closed
-                    };
                     let accepted = tokio::select! {
                         accepted = bound.listener.accept() => accepted,
                         () = shutdown.as_mut() => break Ok(()),
@@ -283,11 +283,37 @@ where
                         Err(e) if is_per_connection(&e) => continue,
                         Err(e) => break Err(e),
                     };
+                    // At the cap, the connection silent the longest ends its input for
+                    // this client, which waits until a connection has closed.
+                    let permit = match permits.clone().try_acquire_owned() {
+                        Ok(permit) => permit,
+                        Err(_) => {
+                            end_silent_longest(&open.borrow());
+                            tokio::select! {
+                                permit = permits.clone().acquire_owned() => match permit {
+                                    Ok(permit) => permit,
+                                    Err(_) => break Ok(()), // never closed
+                                },
+                                () = shutdown.as_mut() => break Ok(()),
+                            }
+                        }
+                    };
                     let state = (self.state)();
                     let (settings, stopped) = (settings.clone(), stopped.clone());
                     let server = self.server;
+                    next_id += 1;
+                    let this = Rc::new(Open {
+                        id: next_id,
+                        heard: Cell::new(tokio::time::Instant::now()),
+                        ending: Cell::new(false),
+                        end: Notify::new(),
+                    });
+                    open.borrow_mut().push(this.clone());
+                    let open = open.clone();
                     tasks.spawn_local(async move {
-                        connection::<T, S, N>(server, state, stream, &settings, stopped).await;
+                        connection::<T, S, N>(server, state, stream, &settings, stopped, &this)
+                            .await;
+                        open.borrow_mut().retain(|c| c.id != this.id);
                         drop(permit);
                     });
                 }
@@ -308,6 +334,29 @@ where
     }
 }
 
+/// One open connection, as the accept loop sees it.
+struct Open {
+    id: u64,
+    /// When its peer's last byte came (or it opened).
+    heard: Cell<tokio::time::Instant>,
+    /// Its input was ended for a new client.
+    ending: Cell<bool>,
+    end: Notify,
+}
+
+/// Ends the input of the open connection whose peer has been silent the longest,
+/// unless one is already ending (it will close for the client waiting).
+fn end_silent_longest(open: &[Rc<Open>]) {
+    if open.iter().any(|c| c.ending.get()) {
+        return;
+    }
+    if let Some(oldest) = open.iter().min_by_key(|c| c.heard.get()) {
+        oldest.ending.set(true);
+        // Stored if the connection is not waiting for input at this moment.
+        oldest.end.notify_one();
+    }
+}
+
 /// Removes the socket file at `path` if it is still the one bound (`file`: its
 /// device and inode), not one another server put there since.
 fn remove_if_ours(path: &Path, file: Option<(u64, u64)>) {
@@ -315,21 +364,6 @@ fn remove_if_ours(path: &Path, file: Option<(u64, u64)>) {
     if file.is_some() && now.map(|m| (m.dev(), m.ino())) == file {
         let _ = std::fs::remove_file(path);
     }
-}
-
-fn out_of_descriptors(e: &io::Error) -> bool {
-    // EMFILE, ENFILE (Linux, the BSDs and macOS alike), ENOBUFS, ENOMEM.
-    matches!(e.raw_os_error(), Some(23 | 24 | 105 | 12 | 55))
-}
-
-fn is_per_connection(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        io::ErrorKind::ConnectionAborted
-            | io::ErrorKind::ConnectionReset
-            | io::ErrorKind::Interrupted
-            | io::ErrorKind::WouldBlock
-    )
 }
 
 /// Serves one connection until its input ends (the peer closed it, it was idle, or
@@ -340,6 +374,7 @@ async fn connection<T, S, const N: usize>(
     stream: UnixStream,
     settings: &Settings,
     mut stopped: watch::Receiver<bool>,
+    open: &Open,
 ) where
     T: for<'c> AsyncMethods<Call<'c, S>>,
 {
@@ -348,6 +383,7 @@ async fn connection<T, S, const N: usize>(
         readable = stream.readable() => readable.is_ok(),
         () = tokio::time::sleep(settings.idle_timeout) => false,
         _ = stopped.wait_for(|stop| *stop) => false,
+        () = open.end.notified() => false,
     };
     if !first {
         return;
@@ -367,6 +403,7 @@ async fn connection<T, S, const N: usize>(
         half: read,
         idle: settings.idle_timeout,
         stopped,
+        open,
     };
     let mut writer = Writer {
         half: write,
@@ -390,23 +427,32 @@ async fn connection<T, S, const N: usize>(
 }
 
 /// A connection's read half: its input ends when the peer closes it, sends nothing
-/// for the idle timeout, or the server shuts down.
-struct Reader {
+/// for the idle timeout, the server shuts down, or it is ended for a new client.
+struct Reader<'o> {
     half: OwnedReadHalf,
     idle: Duration,
     stopped: watch::Receiver<bool>,
+    open: &'o Open,
 }
 
-impl Read for Reader {
+impl Read for Reader<'_> {
     type Error = io::Error;
 
     async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.open.ending.get() {
+            return Ok(0);
+        }
         // tokio's read is cancel-safe: nothing read is lost when the others win.
-        tokio::select! {
+        let read = tokio::select! {
             read = self.half.read(buf) => read,
             () = tokio::time::sleep(self.idle) => Ok(0),
             _ = self.stopped.wait_for(|stop| *stop) => Ok(0),
+            () = self.open.end.notified() => Ok(0),
+        };
+        if matches!(read, Ok(1..)) {
+            self.open.heard.set(tokio::time::Instant::now());
         }
+        read
     }
 }
 
