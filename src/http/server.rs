@@ -673,7 +673,14 @@ fn respond(mut headers: HeaderMap, code: StatusCode, reply: Option<Lent>) -> Res
 /// `application/json`, `application/json-rpc` or `application/jsonrequest`, with or
 /// without parameters.
 fn json_content_type(headers: &HeaderMap) -> bool {
-    let Some(value) = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
+    let Some(value) = headers.get(CONTENT_TYPE) else {
+        return false;
+    };
+    // What nearly every client sends, without the split and trim below.
+    if value.as_bytes() == b"application/json" {
+        return true;
+    }
+    let Ok(value) = value.to_str() else {
         return false;
     };
     let mime = value.split(';').next().unwrap_or("").trim();
