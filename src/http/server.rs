@@ -1,6 +1,7 @@
 //! The HTTP/1.1 server: connections, bounds and the JSON-RPC-over-HTTP rules (see the
 //! module above for what each bound does).
 
+use std::boxed::Box;
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
 use std::io;
@@ -12,12 +13,12 @@ use std::time::{Duration, Instant};
 use std::vec;
 use std::vec::Vec;
 
-use hyper::body::{Body, Buf, Frame, Incoming, SizeHint};
+use hyper::body::{Body, Buf, Bytes, Frame, Incoming, SizeHint};
 use hyper::header::{HeaderMap, HeaderValue, ALLOW, CONNECTION, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use super::concurrent::{Handlers, Slotted};
@@ -198,13 +199,19 @@ where
             server: self.server,
             context: self.context,
             pool: Arc::new(Pool {
-                free: Mutex::new(Vec::with_capacity(settings.buffers)),
-                permits: Arc::new(Semaphore::new(settings.buffers.max(1))),
+                state: Mutex::new(PoolState {
+                    free: Vec::with_capacity(settings.buffers),
+                    made: 0,
+                    waiting: 0,
+                }),
+                returned: Notify::new(),
+                most: settings.buffers.max(1),
                 body: settings.max_body,
                 reply: settings.max_reply,
             }),
             conns: Mutex::new(Vec::with_capacity(settings.max_connections)),
             changed: Notify::new(),
+            wants_room: AtomicBool::new(false),
             epoch: Instant::now(),
             next_id: AtomicU64::new(0),
             settings,
@@ -293,8 +300,11 @@ struct Shared<C: 'static> {
     pool: Arc<Pool>,
     /// The open connections, oldest first.
     conns: Mutex<Vec<Arc<Conn>>>,
-    /// A connection closed or went idle.
+    /// A connection closed or went idle (the latter told only while `wants_room`).
     changed: Notify,
+    /// The accept loop waits for a connection to go idle: told by the request that
+    /// leaves one idle (a check, rather than a wake-up per request).
+    wants_room: AtomicBool,
     /// The origin of `Conn::idle_since`.
     epoch: Instant,
     next_id: AtomicU64,
@@ -345,13 +355,18 @@ impl<C: 'static> Shared<C> {
     /// connection has closed for it.
     async fn make_room(&self) {
         loop {
+            // Raised before the connections are looked at, and a request lowers `busy`
+            // before it looks at this (both sequentially consistent): a connection that
+            // goes idle after the look below sees it raised, and wakes this.
+            self.wants_room.store(true, Ordering::SeqCst);
             {
                 let conns = lock(&self.conns);
                 // At least one: a cap of 0 would never accept.
                 if conns.len() < self.settings.max_connections.max(1) {
+                    self.wants_room.store(false, Ordering::Relaxed);
                     return;
                 }
-                let idle = conns.iter().filter(|c| c.busy.load(Ordering::Acquire) == 0);
+                let idle = conns.iter().filter(|c| c.busy.load(Ordering::SeqCst) == 0);
                 let closing = idle.clone().any(|c| c.closing.load(Ordering::Acquire));
                 if !closing {
                     let oldest = idle.min_by_key(|c| c.idle_since.load(Ordering::Acquire));
@@ -505,7 +520,9 @@ impl<C: 'static> Drop for InFlight<'_, C> {
         self.conn
             .idle_since
             .store(self.shared.now(), Ordering::Release);
-        if self.conn.busy.fetch_sub(1, Ordering::AcqRel) == 1 {
+        if self.conn.busy.fetch_sub(1, Ordering::SeqCst) == 1
+            && self.shared.wants_room.load(Ordering::SeqCst)
+        {
             self.shared.changed.notify_one();
         }
     }
@@ -591,6 +608,9 @@ where
     }
     let mut taken = shared.pool.take().await;
     let buffers = taken.buffers();
+    // A body that comes in one frame (the usual case) is read where hyper put it;
+    // only a second frame copies them into the body buffer.
+    let mut held: Option<Bytes> = None;
     let mut seen = 0;
     while let Some(frame) = poll_fn(|cx| Pin::new(&mut incoming).poll_frame(cx)).await {
         let Ok(frame) = frame else {
@@ -602,10 +622,17 @@ where
         };
         seen += data.len();
         match seen <= max_body {
-            true => buffers.body.extend_from_slice(&data),
+            true if seen == data.len() => held = Some(data),
+            true => {
+                if let Some(first) = held.take() {
+                    buffers.body.extend_from_slice(&first);
+                }
+                buffers.body.extend_from_slice(&data);
+            }
             false => refused = Some(StatusCode::PAYLOAD_TOO_LARGE),
         }
-        if seen > drain {
+        // All the declared length is here: hyper's body has nothing more to give.
+        if seen > drain || declared == Some(seen as u64) {
             break;
         }
     }
@@ -614,9 +641,13 @@ where
         (None, Methods::Blocking(server)) => {
             let mut context = (shared.context)();
             let Buffers { body, reply, .. } = taken.buffers();
+            let body = held.as_deref().unwrap_or(body);
             server.handle(&mut context, body, reply).map(<[u8]>::len)
         }
         (None, Methods::Concurrent(handlers)) => {
+            if let Some(first) = held.take() {
+                taken.buffers().body.extend_from_slice(&first);
+            }
             let (handlers, context) = (handlers.clone(), shared.context.clone());
             let limit = shared.settings.request_timeout;
             let job = tokio::task::spawn_blocking(move || {
@@ -703,56 +734,92 @@ pub(super) struct Buffers {
     pub(super) spans: Vec<(usize, usize)>,
 }
 
-/// The buffer pairs, and the permits that bound how many are out.
+/// The buffer pairs: at most `most` made, each reused once given back.
 struct Pool {
-    free: Mutex<Vec<Buffers>>,
-    permits: Arc<Semaphore>,
+    state: Mutex<PoolState>,
+    /// A pair was given back while a request waited for one.
+    returned: Notify,
+    most: usize,
     body: usize,
     reply: usize,
 }
 
+// Boxed on purpose (clippy's `vec_box`): see `free`.
+#[allow(clippy::vec_box)]
+struct PoolState {
+    /// Boxed, so that what a request and its reply move about is a pointer.
+    free: Vec<Box<Buffers>>,
+    made: usize,
+    /// Requests waiting for a pair.
+    waiting: usize,
+}
+
 impl Pool {
-    /// A pair, once one is free; allocated if the pool has none spare yet.
+    /// A pair, once one is free; allocated if the pool has none spare and fewer than
+    /// `most` exist.
     async fn take(self: &Arc<Self>) -> Taken {
-        // The semaphore is never closed. A permit at hand is taken without the
-        // waiting future (most requests find one).
-        let permit = match self.permits.clone().try_acquire_owned() {
-            Ok(permit) => Some(permit),
-            Err(_) => self.permits.clone().acquire_owned().await.ok(),
-        };
-        let buffers = lock(&self.free).pop().unwrap_or_else(|| Buffers {
-            // Neither is written here: their pages stay untouched (not resident) until
-            // a body or a reply reaches them. (Two bytes more: async handlers put a
-            // single message between brackets.)
-            body: Vec::with_capacity(self.body + 2),
-            reply: vec![0; self.reply],
-            slots: Vec::new(),
-            spans: Vec::new(),
-        });
-        Taken {
-            buffers: Some(buffers),
-            pool: self.clone(),
-            _permit: permit,
+        loop {
+            {
+                let mut state = lock(&self.state);
+                let buffers = match state.free.pop() {
+                    Some(buffers) => Some(buffers),
+                    None if state.made < self.most => {
+                        state.made += 1;
+                        Some(Box::new(Buffers {
+                            // Neither is written here: their pages stay untouched (not
+                            // resident) until a body or a reply reaches them. (Two bytes
+                            // more: async handlers put a single message between brackets.)
+                            body: Vec::with_capacity(self.body + 2),
+                            reply: vec![0; self.reply],
+                            slots: Vec::new(),
+                            spans: Vec::new(),
+                        }))
+                    }
+                    None => None,
+                };
+                if let Some(buffers) = buffers {
+                    return Taken {
+                        buffers: Some(buffers),
+                        pool: self.clone(),
+                    };
+                }
+                state.waiting += 1;
+            }
+            // Counted out again however this wait ends (a request may be dropped at
+            // its time limit while it waits).
+            let _waiting = Waiting(self);
+            // `notify_one` keeps a permit when no one is waiting yet: a pair given back
+            // between the unlock above and this wait is not missed.
+            self.returned.notified().await;
         }
+    }
+}
+
+/// A request counted in `PoolState::waiting`.
+struct Waiting<'a>(&'a Pool);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        lock(&self.0.state).waiting -= 1;
     }
 }
 
 /// A pair out of the pool: back in it when dropped (answered, sent, or given up at
 /// the time limit).
 struct Taken {
-    buffers: Option<Buffers>,
+    buffers: Option<Box<Buffers>>,
     pool: Arc<Pool>,
-    // Released after the buffers are back (fields drop after `drop`).
-    _permit: Option<OwnedSemaphorePermit>,
 }
 
 impl Taken {
     fn buffers(&mut self) -> &mut Buffers {
-        self.buffers.get_or_insert_with(|| Buffers {
-            body: Vec::new(),
-            reply: Vec::new(),
-            slots: Vec::new(),
-            spans: Vec::new(),
+        self.buffers.get_or_insert_with(|| {
+            Box::new(Buffers {
+                body: Vec::new(),
+                reply: Vec::new(),
+                slots: Vec::new(),
+                spans: Vec::new(),
+            })
         })
     }
 
@@ -765,7 +832,11 @@ impl Drop for Taken {
     fn drop(&mut self) {
         if let Some(mut buffers) = self.buffers.take() {
             buffers.body.clear();
-            lock(&self.pool.free).push(buffers);
+            let mut state = lock(&self.pool.state);
+            state.free.push(buffers);
+            if state.waiting > 0 {
+                self.pool.returned.notify_one();
+            }
         }
     }
 }
