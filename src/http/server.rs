@@ -441,47 +441,55 @@ where
     let limit = settings.request_timeout;
     let limit_ns = u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX);
     let mut closing = false;
+    // The idle timeout and the request's time limit are kept by one sleep, looked at
+    // only when it ends (not at each of the wake-ups a request makes): each deadline
+    // it is set to comes no later than the state it was set in, or any state the
+    // connection can pass into before it ends, needs. A request's limit is at least
+    // `limit` after the sleep was set, so every sleep is at most `limit`; a request
+    // may end and leave the connection idle, so a sleep set while busy is at most
+    // `idle`. The request is polled by this same task (inside `http`), so a flag set
+    // here is seen when `http` is polled next, first thing below.
+    let mut sleep = pin!(tokio::time::sleep(idle.min(limit)));
+    let mut close = pin!(conn.close.notified());
     loop {
-        let now = shared.now();
-        // The request's time limit is kept here, by this task's one sleep, rather than
-        // by a timer per request: the request is polled by this same task (inside
-        // `http`), so a flag set here is seen when `http` is polled next, first thing
-        // below.
-        let wait = if conn.busy.load(Ordering::Acquire) > 0 {
-            let deadline = conn
-                .started
-                .load(Ordering::Acquire)
-                .saturating_add(limit_ns);
-            match deadline.saturating_sub(now) {
-                0 => {
-                    conn.expired.store(true, Ordering::Release);
-                    limit
-                }
-                left => Duration::from_nanos(left),
-            }
-        } else {
-            let since = conn.idle_since.load(Ordering::Acquire);
-            let idle_for = Duration::from_nanos(now.saturating_sub(since));
-            if !closing && idle_for >= idle {
-                conn.close();
-            }
-            // A request that starts before this sleep ends has its limit end after
-            // it: looked at then, it is never late.
-            match closing {
-                true => limit,
-                false => idle.saturating_sub(idle_for).min(limit),
-            }
-        };
         tokio::select! {
             // The connection first: it is what wakes this task for each request, and
             // select!'s random start order would cost a draw per wake.
             biased;
             _ = http.as_mut() => break,
-            () = conn.close.notified(), if !closing => {
+            () = close.as_mut(), if !closing => {
                 closing = true;
                 http.as_mut().graceful_shutdown();
             }
-            () = tokio::time::sleep(wait) => {}
+            () = sleep.as_mut() => {
+                let now = shared.now();
+                let wait = if conn.busy.load(Ordering::Acquire) > 0 {
+                    let deadline = conn
+                        .started
+                        .load(Ordering::Acquire)
+                        .saturating_add(limit_ns);
+                    match deadline.saturating_sub(now) {
+                        0 => {
+                            conn.expired.store(true, Ordering::Release);
+                            limit
+                        }
+                        left => Duration::from_nanos(left).min(idle),
+                    }
+                } else {
+                    let since = conn.idle_since.load(Ordering::Acquire);
+                    let idle_for = Duration::from_nanos(now.saturating_sub(since));
+                    if !closing && idle_for >= idle {
+                        conn.close();
+                    }
+                    match closing {
+                        true => limit,
+                        false => idle.saturating_sub(idle_for).min(limit),
+                    }
+                };
+                // Never a zero sleep: a deadline just reached is acted on above.
+                let wait = wait.max(Duration::from_millis(1));
+                sleep.as_mut().reset(tokio::time::Instant::now() + wait);
+            }
         }
     }
     #[cfg(feature = "websocket")]
