@@ -540,18 +540,25 @@ impl<C: 'static> Drop for InFlight<'_, C> {
 async fn request<C: 'static>(
     shared: Arc<Shared<C>>,
     conn: Arc<Conn>,
-    req: Request<Incoming>,
+    #[allow(unused_mut)] mut req: Request<Incoming>,
 ) -> Result<Response<Reply>, Infallible>
 where
     Server<C>: Sync,
 {
     #[cfg(feature = "websocket")]
-    let req = match upgrade(&shared, &conn, req) {
-        Ok(response) => return Ok(response),
-        Err(req) => req,
-    };
+    if let Some(response) = upgrade(&shared, &conn, &mut req) {
+        return Ok(response);
+    }
     let _in_flight = InFlight::new(&shared, &conn);
-    let mut answer = pin!(answer(&shared, req));
+    // Only the header map (reused for the reply) and the body are kept past here:
+    // the future hyper holds, and moves, stays small.
+    let (head, incoming) = req.into_parts();
+    let refused = match () {
+        _ if head.method != Method::POST => Some(StatusCode::METHOD_NOT_ALLOWED),
+        _ if !json_content_type(&head.headers) => Some(StatusCode::UNSUPPORTED_MEDIA_TYPE),
+        _ => None,
+    };
+    let mut answer = pin!(answer(&shared, head.headers, refused, incoming));
     poll_fn(|cx| match answer.as_mut().poll(cx) {
         Poll::Ready(response) => Poll::Ready(Ok(response)),
         Poll::Pending if conn.expired.load(Ordering::Acquire) => Poll::Ready(Ok(respond(
@@ -567,20 +574,19 @@ where
 /// A WebSocket upgrade's answer (`101`, or `400` for a malformed one), or the request
 /// back when it is not one (or the server takes no WebSocket).
 #[cfg(feature = "websocket")]
-#[allow(clippy::result_large_err)]
 fn upgrade<C: 'static>(
     shared: &Shared<C>,
     conn: &Conn,
-    mut req: Request<Incoming>,
-) -> Result<Response<Reply>, Request<Incoming>> {
+    req: &mut Request<Incoming>,
+) -> Option<Response<Reply>> {
     use super::websocket;
     if shared.websocket.is_none() || !websocket::is_upgrade(req.method(), req.headers()) {
-        return Err(req);
+        return None;
     }
     let Some(accept) = websocket::accept(req.headers()) else {
-        return Ok(respond(HeaderMap::new(), StatusCode::BAD_REQUEST, None));
+        return Some(respond(HeaderMap::new(), StatusCode::BAD_REQUEST, None));
     };
-    *lock(&conn.upgrade) = Some(hyper::upgrade::on(&mut req));
+    *lock(&conn.upgrade) = Some(hyper::upgrade::on(req));
     let mut response = Response::new(Reply(None));
     *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
     let headers = response.headers_mut();
@@ -590,29 +596,29 @@ fn upgrade<C: 'static>(
         HeaderValue::from_static("websocket"),
     );
     headers.insert(hyper::header::SEC_WEBSOCKET_ACCEPT, accept);
-    Ok(response)
+    Some(response)
 }
 
 /// The rules of the module docs, then the message through the codec.
-async fn answer<C: 'static>(shared: &Shared<C>, req: Request<Incoming>) -> Response<Reply>
+/// `refused`: the status of a request the rules refuse before its body is read.
+async fn answer<C: 'static>(
+    shared: &Shared<C>,
+    headers: HeaderMap,
+    mut refused: Option<StatusCode>,
+    mut incoming: Incoming,
+) -> Response<Reply>
 where
     Server<C>: Sync,
 {
-    let (head, mut incoming) = req.into_parts();
     let max_body = shared.settings.max_body;
     // A refused request's body is read all the same (a too large one up to four times
     // the limit, then dropped): the connection then stays open for the next request,
     // and a client that sends its whole body before it reads the reply gets the reply.
     let drain = max_body.saturating_mul(4);
-    let mut refused = match () {
-        _ if head.method != Method::POST => Some(StatusCode::METHOD_NOT_ALLOWED),
-        _ if !json_content_type(&head.headers) => Some(StatusCode::UNSUPPORTED_MEDIA_TYPE),
-        _ => None,
-    };
     // hyper's body knows the declared `Content-Length` (none when chunked).
     let declared = incoming.size_hint().exact();
     if declared.is_some_and(|n| n > drain as u64) {
-        return respond(head.headers, StatusCode::PAYLOAD_TOO_LARGE, None);
+        return respond(headers, StatusCode::PAYLOAD_TOO_LARGE, None);
     }
     let mut taken = shared.pool.take().await;
     let buffers = taken.buffers();
@@ -668,7 +674,7 @@ where
                     len
                 }
                 // Past the time limit (or a handler panicked).
-                _ => return respond(head.headers, StatusCode::SERVICE_UNAVAILABLE, None),
+                _ => return respond(headers, StatusCode::SERVICE_UNAVAILABLE, None),
             }
         }
     };
@@ -678,11 +684,11 @@ where
         (None, Ok(0)) => StatusCode::NO_CONTENT,
         (None, Ok(len)) => {
             let lent = Lent { taken, at: 0, len };
-            return respond(head.headers, StatusCode::OK, Some(lent));
+            return respond(headers, StatusCode::OK, Some(lent));
         }
     };
     drop(taken);
-    respond(head.headers, code, None)
+    respond(headers, code, None)
 }
 
 /// The response: `reply` (none: an empty body) with `code` and the headers it needs,
