@@ -45,14 +45,15 @@ use std::boxed::Box;
 use std::future::Future;
 use std::io;
 use std::pin::{pin, Pin};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::Poll;
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 use std::vec;
 use std::vec::Vec;
 
 use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::task::AtomicWaker;
 use futures_util::{SinkExt, StreamExt};
 use hyper::header::{HeaderMap, HeaderValue, CONNECTION, UPGRADE};
 use hyper::upgrade::{OnUpgrade, Upgraded};
@@ -372,8 +373,11 @@ async fn serve<A, T, K, const N: usize>(
     let ws = Stream::from_raw_socket(io, Role::Server, Some(config)).await;
     let (sink, stream) = ws.split();
     let sink = Mutex::new(sink);
+    let gate = Arc::new(Gate::default());
+    let gate_waker = Waker::from(gate.clone());
     let mut reader = WsRead {
         stream,
+        gate: (&gate, &gate_waker),
         sink: &sink,
         pending: None,
         at: 0,
@@ -498,8 +502,14 @@ async fn pump<K, const N: usize>(member: &Member<K, N>, outbox: &LentOutbox<'_>,
             written.await;
             continue;
         }
-        let taken = spare.get(..len).unwrap_or_default();
-        for message in taken.split(|&b| b == b'\n').filter(|m| !m.is_empty()) {
+        let mut rest = spare.get(..len).unwrap_or_default();
+        while !rest.is_empty() {
+            let end = crate::simd::find_byte(rest, b'\n').unwrap_or(rest.len());
+            let (message, after) = rest.split_at(end);
+            rest = after.get(1..).unwrap_or_default();
+            if message.is_empty() {
+                continue;
+            }
             let mut copy = writer(|room| {
                 let room = room
                     .get_mut(..message.len())
@@ -548,7 +558,7 @@ impl Framer for Messages {
         if core::mem::take(&mut self.handed) {
             self.buf.clear();
         }
-        let (part, rest) = match input.iter().position(|&b| b == END) {
+        let (part, rest) = match crate::simd::find_byte(input, END) {
             Some(i) => (
                 input.get(..i).unwrap_or_default(),
                 Some(input.get(i + 1..).unwrap_or_default()),
@@ -598,6 +608,8 @@ impl Framer for Messages {
 /// is too big, the peer is silent for a ping interval, or the session is stopped.
 struct WsRead<'s> {
     stream: SplitStream<Stream>,
+    /// What a read waits on is polled only once it has woken (see [`Gate`]).
+    gate: (&'s Arc<Gate>, &'s Waker),
     sink: &'s Mutex<SplitSink<Stream, Message>>,
     pending: Option<Utf8Bytes>,
     /// How much of `pending` was read (its length + 1 once `END` was too).
@@ -666,6 +678,13 @@ impl WsRead<'_> {
     /// The next thing from the peer, a ping due, or the stop: a text kept in
     /// `pending` (`None`), or what `read` returns.
     async fn receive(&mut self) -> Option<io::Result<usize>> {
+        let (gate, waker) = self.gate;
+        let mut first = true;
+        let mut waiting = pin!(self.wait());
+        std::future::poll_fn(|cx| gate.poll(cx, waker, &mut first, waiting.as_mut())).await
+    }
+
+    async fn wait(&mut self) -> Option<io::Result<usize>> {
         {
             tokio::select! {
                 next = self.stream.next() => {
@@ -706,6 +725,46 @@ impl WsRead<'_> {
     }
 }
 
+/// Wakes a session for its read only when what the read waits on (the socket, the
+/// ping timer, the stop) has woken: the session's task is woken for every push and
+/// every reply too, and each poll of the read costs tungstenite a zeroing of its
+/// read buffer (`read_buffer_size`) before the socket says it has nothing.
+#[derive(Default)]
+struct Gate {
+    woken: AtomicBool,
+    task: AtomicWaker,
+}
+
+impl Wake for Gate {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        self.task.wake();
+    }
+}
+
+impl Gate {
+    /// Polls `fut` with `waker` (this gate's) at its first poll and whenever the gate
+    /// has been woken since the last; else it is still pending.
+    fn poll<F: Future>(
+        &self,
+        cx: &mut Context<'_>,
+        waker: &Waker,
+        first: &mut bool,
+        fut: Pin<&mut F>,
+    ) -> Poll<F::Output> {
+        self.task.register(cx.waker());
+        // Cleared before the poll: a wake during it is kept for the next.
+        let woken = self.woken.swap(false, Ordering::AcqRel);
+        if !core::mem::take(first) && !woken {
+            return Poll::Pending;
+        }
+        fut.poll(&mut Context::from_waker(waker))
+    }
+}
+
 /// The write half: the bytes up to each [`END`] sent as one text message; a write
 /// that waits past the time limit fails (the peer does not read).
 struct WsWrite<'s> {
@@ -736,7 +795,7 @@ impl Write for WsWrite<'_> {
 
     async fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
         let mut bytes = bytes;
-        while let Some(i) = bytes.iter().position(|&b| b == END) {
+        while let Some(i) = crate::simd::find_byte(bytes, END) {
             self.message
                 .extend_from_slice(bytes.get(..i).unwrap_or_default());
             bytes = bytes.get(i + 1..).unwrap_or_default();
