@@ -363,9 +363,11 @@ async fn serve<A, T, K, const N: usize>(
     // the largest reply besides: a bound on what waits for a peer that does not read.
     // Its read buffer is zeroed up to `read_buffer_size` at every read, even one
     // that finds nothing (its default, 128 KiB, was 6 % of a session thread's time
-    // under perf at 8 lock-step connections): 16 KiB a read.
+    // under perf at 8 lock-step connections), and at 16 KiB still more than half of a
+    // lock-step call's instructions under callgrind: 4 KiB a read (a larger message
+    // takes more reads; the buffer still grows to hold it).
     let config = WebSocketConfig::default()
-        .read_buffer_size(16 * 1024)
+        .read_buffer_size(4 * 1024)
         .max_message_size(Some(settings.max_message))
         .max_frame_size(Some(settings.max_message))
         .write_buffer_size(128 * 1024)
