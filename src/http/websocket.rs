@@ -35,7 +35,7 @@
 //! The concurrent service's loop is polled from one task and is not `Send`: the
 //! sessions run on [`Settings::threads`] threads of their own, each a current-thread
 //! tokio runtime. Memory per connection, taken at its first message (a connection
-//! that has sent nothing holds the crate's read buffer, 16 KiB, and its tasks):
+//! that has sent nothing holds the crate's read buffer, 4 KiB, and its tasks):
 //! `(IN_FLIGHT + 2) × max_message + IN_FLIGHT × max_reply` for the slots (allocated
 //! zeroed: pages are touched only as far as messages reach, where the allocator
 //! maps them afresh), the outbox and a read chunk; the application's send queue at
