@@ -56,7 +56,7 @@ use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::task::AtomicWaker;
 use futures_util::{SinkExt, StreamExt};
 use hyper::header::{HeaderMap, HeaderValue, CONNECTION, UPGRADE};
-use hyper::upgrade::{OnUpgrade, Upgraded};
+use hyper::upgrade::OnUpgrade;
 use hyper::Method;
 use hyper_util::rt::TokioIo;
 use tokio::sync::{mpsc, oneshot, Mutex};
@@ -218,9 +218,17 @@ pub(crate) struct Running {
     next: AtomicUsize,
 }
 
+/// A session's socket, taken back from hyper and out of the HTTP runtime's reactor
+/// (so that its readiness wakes the session thread directly, not a worker that then
+/// wakes it), with what hyper had read past the upgrade request.
+struct Socket {
+    tcp: std::net::TcpStream,
+    read: Vec<u8>,
+}
+
 /// One session to start on a session thread.
 struct Job {
-    io: TokioIo<Upgraded>,
+    io: Socket,
     stop: Arc<Stop>,
     done: oneshot::Sender<()>,
     sessions: Arc<dyn Sessions>,
@@ -279,10 +287,21 @@ impl Running {
         let Ok(upgraded) = upgrade.await else {
             return;
         };
+        // The server's connections are `TcpStream`s: never `Err` here.
+        let Ok(parts) = upgraded.downcast::<TokioIo<tokio::net::TcpStream>>() else {
+            return;
+        };
+        let Ok(tcp) = parts.io.into_inner().into_std() else {
+            return;
+        };
+        let io = Socket {
+            tcp,
+            read: parts.read_buf.to_vec(),
+        };
         let stop = Arc::new(Stop::default());
         let (done, ended) = oneshot::channel();
         let job = Job {
-            io: TokioIo::new(upgraded),
+            io,
             stop: stop.clone(),
             done,
             sessions: self.sessions.clone(),
@@ -311,7 +330,7 @@ impl Running {
 trait Sessions: Send + Sync {
     fn session(
         &self,
-        io: TokioIo<Upgraded>,
+        io: Socket,
         stop: Arc<Stop>,
         settings: Settings,
     ) -> Pin<Box<dyn Future<Output = ()>>>;
@@ -331,7 +350,7 @@ where
 {
     fn session(
         &self,
-        io: TokioIo<Upgraded>,
+        io: Socket,
         stop: Arc<Stop>,
         settings: Settings,
     ) -> Pin<Box<dyn Future<Output = ()>>> {
@@ -344,7 +363,7 @@ where
     }
 }
 
-type Stream = WebSocketStream<TokioIo<Upgraded>>;
+type Stream = WebSocketStream<tokio::net::TcpStream>;
 
 /// One connection's session: the concurrent service over the socket, beside the
 /// pump of the application's pushes, then the close.
@@ -353,7 +372,7 @@ async fn serve<A, T, K, const N: usize>(
     subscribers: &Subscribers<K, N>,
     session: &Session<A, K, N>,
     member: &Member<K, N>,
-    io: TokioIo<Upgraded>,
+    io: Socket,
     stop: &Stop,
     settings: &Settings,
 ) where
@@ -372,7 +391,12 @@ async fn serve<A, T, K, const N: usize>(
         .max_frame_size(Some(settings.max_message))
         .write_buffer_size(128 * 1024)
         .max_write_buffer_size((settings.max_reply + 128 * 1024).saturating_mul(2));
-    let ws = Stream::from_raw_socket(io, Role::Server, Some(config)).await;
+    // Registered with this thread's reactor.
+    let Ok(tcp) = tokio::net::TcpStream::from_std(io.tcp) else {
+        subscribers.leave(member);
+        return;
+    };
+    let ws = Stream::from_partially_read(tcp, io.read, Role::Server, Some(config)).await;
     let (sink, stream) = ws.split();
     let sink = Mutex::new(sink);
     let gate = Arc::new(Gate::default());
