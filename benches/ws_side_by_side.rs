@@ -16,6 +16,9 @@
 //!   this is throughput, not a slow-reader test). Notifications pushed per second:
 //!   S × B over the time from the first mine to the last header received.
 //!
+//! `--only slice|jsonrpsee` runs one server, `--workers W` one worker count, `--job
+//! calls|pushes` one job (for a profiler: `benches/ws_instructions.sh`).
+//!
 //! Printed: calls per second, notifications per second, the CPU time of every thread
 //! but the client's (the main thread) per call and per notification (from
 //! `/proc/self/task/*/schedstat`: less disturbed by other work on the machine than
@@ -234,6 +237,17 @@ fn main() {
     let connections = arg("--connections", 8);
     let blocks = arg("--blocks", 2_000);
     let subscribers = arg("--subscribers", 8);
+    let named = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1).cloned())
+    };
+    let only = named("--only");
+    let job = named("--job");
+    let workers_list = match arg("--workers", 0) {
+        0 => vec![1, 2],
+        w => vec![w],
+    };
     // Every thread counts (the servers' runtimes, the example's session threads, which
     // it spawns itself), but this one, the client's.
     counting::count_every_thread();
@@ -247,7 +261,7 @@ fn main() {
     );
     println!("| server | workers | calls/s | CPU µs/call | allocations/call | notifications/s | CPU µs/notification | allocations/notification |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
-    for workers in [1, 2] {
+    for workers in workers_list {
         let slice_rt = runtime(workers);
         let slice = slice_rt.block_on(async {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -273,8 +287,17 @@ fn main() {
             ("jsonrpc-slice http-node", slice),
             ("jsonrpsee 0.26", rpsee),
         ] {
-            let (cps, c_cpu, c_allocs) = client.block_on(calls(addr, connections, n_calls));
-            let (nps, n_cpu, n_allocs) = client.block_on(pushes(addr, subscribers, blocks));
+            if only.as_deref().is_some_and(|o| !name.contains(o)) {
+                continue;
+            }
+            let (cps, c_cpu, c_allocs) = match job.as_deref() {
+                Some("pushes") => (0.0, 0.0, 0.0),
+                _ => client.block_on(calls(addr, connections, n_calls)),
+            };
+            let (nps, n_cpu, n_allocs) = match job.as_deref() {
+                Some("calls") => (0.0, 0.0, 0.0),
+                _ => client.block_on(pushes(addr, subscribers, blocks)),
+            };
             println!(
                 "| {name} | {workers} | {cps:.0} | {c_cpu:.1} | {c_allocs:.1} | {nps:.0} | {n_cpu:.1} | {n_allocs:.2} |"
             );

@@ -395,13 +395,17 @@ async fn subscribe_and_unsubscribe() {
         r#"{"jsonrpc":"2.0","method":"subscribe","id":1}"#,
     )
     .await;
-    let _ = text(&mut other).await;
+    let reply: serde_json::Value = serde_json::from_str(&text(&mut other).await).unwrap();
+    let other_id = reply["result"].as_str().unwrap().to_owned();
     assert_eq!(tick(server.subs, 7), 2);
-    let pushed: serde_json::Value = serde_json::from_str(&text(&mut ws).await).unwrap();
-    assert_eq!(
-        pushed,
-        serde_json::json!({"jsonrpc":"2.0","method":"tick","params":{"subscription":id,"result":7}})
-    );
+    // The result is written once and copied into the other's notification.
+    for (ws, id) in [(&mut ws, &id), (&mut other, &other_id)] {
+        let pushed: serde_json::Value = serde_json::from_str(&text(ws).await).unwrap();
+        assert_eq!(
+            pushed,
+            serde_json::json!({"jsonrpc":"2.0","method":"tick","params":{"subscription":id,"result":7}})
+        );
+    }
     let unsubscribe =
         format!(r#"{{"jsonrpc":"2.0","method":"unsubscribe","params":["{id}"],"id":2}}"#);
     send(&mut ws, &unsubscribe).await;
@@ -416,6 +420,8 @@ async fn subscribe_and_unsubscribe() {
     );
     // Only the other connection's subscription is left.
     assert_eq!(tick(server.subs, 8), 1);
+    let pushed: serde_json::Value = serde_json::from_str(&text(&mut other).await).unwrap();
+    assert_eq!(pushed["params"]["result"], 8);
     assert_eq!(server.subs.subscriptions(), 1);
 }
 

@@ -120,6 +120,9 @@ impl<K, const N: usize> Member<K, N> {
 pub struct Subscribers<K: 'static, const N: usize = 16> {
     members: Mutex<Vec<Arc<Member<K, N>>>>,
     seeds: AtomicU64,
+    /// The result of the event being sent, as first written: copied into the other
+    /// subscriptions' notifications.
+    result: Mutex<Vec<u8>>,
 }
 
 impl<K, const N: usize> core::fmt::Debug for Subscribers<K, N> {
@@ -142,6 +145,7 @@ impl<K, const N: usize> Subscribers<K, N> {
         Self {
             members: Mutex::new(Vec::new()),
             seeds: AtomicU64::new(0x5eed),
+            result: Mutex::new(Vec::new()),
         }
     }
 
@@ -191,7 +195,9 @@ impl<K, const N: usize> Subscribers<K, N> {
 impl<K: PartialEq, const N: usize> Subscribers<K, N> {
     /// Sends an event of `kind` to every subscription of that kind: a notification of
     /// `method` (`eth_subscription`) with `params: {"subscription": ID, "result": …}`,
-    /// the result written by `result` (once per subscription). Returns how many were
+    /// the result written by `result` once, for the first subscription whose queue
+    /// takes it, and copied into the others' (again for the next if the queue had no
+    /// room). Returns how many were
     /// queued. A connection whose send queue has no room for it is closed with
     /// [`CLOSE_NOT_READING`]; an event too large for an empty queue is not sent.
     pub fn notify(
@@ -201,7 +207,10 @@ impl<K: PartialEq, const N: usize> Subscribers<K, N> {
         mut result: impl FnMut(&mut ResultWriter<'_>) -> Result<(), WriteError>,
     ) -> usize {
         let mut sent = 0;
-        for member in lock(&self.members).iter() {
+        let members = lock(&self.members);
+        let mut first = lock(&self.result);
+        let mut written = false;
+        for member in members.iter() {
             let registry = lock(&member.registry);
             let mut wrote = false;
             for (id, _) in registry.iter().filter(|(_, k)| *k == kind) {
@@ -214,7 +223,28 @@ impl<K: PartialEq, const N: usize> Subscribers<K, N> {
                 // A message and its `\n`.
                 let room_len = room.len().saturating_sub(1);
                 let room = room.get_mut(..room_len).unwrap_or_default();
-                match subscription::write_notification(room, method, id, &mut result) {
+                let message = match written {
+                    true => subscription::write_notification(room, method, id, |w| {
+                        // Written by a `ResultWriter` just now: JSON, one line.
+                        w.written_value(&first)
+                    }),
+                    false => {
+                        let mut span = (0, 0);
+                        let message = subscription::write_notification(room, method, id, |w| {
+                            let start = w.written().len();
+                            result(w)?;
+                            span = (start, w.written().len());
+                            Ok(())
+                        });
+                        if let Ok(message) = &message {
+                            first.clear();
+                            first.extend_from_slice(message.get(span.0..span.1).unwrap_or(&[]));
+                            written = true;
+                        }
+                        message
+                    }
+                };
+                match message {
                     Ok(message) => {
                         let n = message.len();
                         if let Some(end) = buf.get_mut(*len + n) {

@@ -1,6 +1,7 @@
 //! The HTTP/1.1 server: connections, bounds and the JSON-RPC-over-HTTP rules (see the
 //! module above for what each bound does).
 
+use std::boxed::Box;
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
 use std::io;
@@ -19,7 +20,7 @@ use hyper::server::conn::http1;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use super::concurrent::{Handlers, Slotted};
@@ -208,8 +209,13 @@ where
             server: self.server,
             context: self.context,
             pool: Arc::new(Pool {
-                free: Mutex::new(Vec::with_capacity(settings.buffers)),
-                permits: Arc::new(Semaphore::new(settings.buffers.max(1))),
+                state: Mutex::new(PoolState {
+                    free: Vec::with_capacity(settings.buffers),
+                    made: 0,
+                    waiting: 0,
+                }),
+                returned: Notify::new(),
+                most: settings.buffers.max(1),
                 body: settings.max_body,
                 reply: settings.max_reply,
             }),
@@ -222,6 +228,7 @@ where
                 builder
             },
             changed: Notify::new(),
+            wants_room: AtomicBool::new(false),
             epoch: Instant::now(),
             next_id: AtomicU64::new(0),
             settings,
@@ -297,8 +304,11 @@ struct Shared<C: 'static> {
     conns: Mutex<Vec<Arc<Conn>>>,
     /// hyper's settings for a connection (its timer, the header-read timeout).
     http1: http1::Builder,
-    /// A connection closed or went idle.
+    /// A connection closed or went idle (the latter told only while `wants_room`).
     changed: Notify,
+    /// The accept loop waits for a connection to go idle: told by the request that
+    /// leaves one idle (a check, rather than a wake-up per request).
+    wants_room: AtomicBool,
     /// The origin of `Conn::idle_since`.
     epoch: Instant,
     next_id: AtomicU64,
@@ -352,13 +362,18 @@ impl<C: 'static> Shared<C> {
     /// connection has closed for it.
     async fn make_room(&self) {
         loop {
+            // Raised before the connections are looked at, and a request lowers `busy`
+            // before it looks at this (both sequentially consistent): a connection that
+            // goes idle after the look below sees it raised, and wakes this.
+            self.wants_room.store(true, Ordering::SeqCst);
             {
                 let conns = lock(&self.conns);
                 // At least one: a cap of 0 would never accept.
                 if conns.len() < self.settings.max_connections.max(1) {
+                    self.wants_room.store(false, Ordering::Relaxed);
                     return;
                 }
-                let idle = conns.iter().filter(|c| c.busy.load(Ordering::Acquire) == 0);
+                let idle = conns.iter().filter(|c| c.busy.load(Ordering::SeqCst) == 0);
                 let closing = idle.clone().any(|c| c.closing.load(Ordering::Acquire));
                 if !closing {
                     let oldest = idle.min_by_key(|c| c.idle_since.load(Ordering::Acquire));
@@ -590,13 +605,21 @@ const RECHECK: Duration = Duration::from_millis(10);
 /// A connection's socket as hyper sees it: what hyper had read and not used when its
 /// state was released comes first; a write that does not complete is noted in
 /// [`Conn::blocked`].
-struct Socket {
+pub(crate) struct Socket {
     io: TokioIo<TcpStream>,
     unread: Bytes,
     conn: Arc<Conn>,
 }
 
 impl Socket {
+    /// The TCP stream, and what was read from it that hyper has not seen: for a
+    /// WebSocket upgrade, which takes the socket back (after hyper's own unread
+    /// bytes, `Parts::read_buf`).
+    #[cfg(feature = "websocket")]
+    pub(crate) fn into_tcp(self) -> (TcpStream, Bytes) {
+        (self.io.into_inner(), self.unread)
+    }
+
     fn wrote<T>(&self, polled: Poll<T>) -> Poll<T> {
         self.conn
             .blocked
@@ -678,7 +701,9 @@ impl<C: 'static> Drop for InFlight<'_, C> {
         self.conn
             .idle_since
             .store(self.shared.now(), Ordering::Release);
-        if self.conn.busy.fetch_sub(1, Ordering::AcqRel) == 1 {
+        if self.conn.busy.fetch_sub(1, Ordering::SeqCst) == 1
+            && self.shared.wants_room.load(Ordering::SeqCst)
+        {
             self.shared.changed.notify_one();
         }
     }
@@ -688,18 +713,25 @@ impl<C: 'static> Drop for InFlight<'_, C> {
 async fn request<C: 'static>(
     shared: Arc<Shared<C>>,
     conn: Arc<Conn>,
-    req: Request<Incoming>,
+    #[allow(unused_mut)] mut req: Request<Incoming>,
 ) -> Result<Response<Reply>, Infallible>
 where
     Server<C>: Sync,
 {
     #[cfg(feature = "websocket")]
-    let req = match upgrade(&shared, &conn, req) {
-        Ok(response) => return Ok(response),
-        Err(req) => req,
-    };
+    if let Some(response) = upgrade(&shared, &conn, &mut req) {
+        return Ok(response);
+    }
     let _in_flight = InFlight::new(&shared, &conn);
-    let mut answer = pin!(answer(&shared, req));
+    // Only the header map (reused for the reply) and the body are kept past here:
+    // the future hyper holds, and moves, stays small.
+    let (head, incoming) = req.into_parts();
+    let refused = match () {
+        _ if head.method != Method::POST => Some(StatusCode::METHOD_NOT_ALLOWED),
+        _ if !json_content_type(&head.headers) => Some(StatusCode::UNSUPPORTED_MEDIA_TYPE),
+        _ => None,
+    };
+    let mut answer = pin!(answer(&shared, head.headers, refused, incoming));
     poll_fn(|cx| match answer.as_mut().poll(cx) {
         Poll::Ready(response) => Poll::Ready(Ok(response)),
         Poll::Pending if conn.expired.load(Ordering::Acquire) => Poll::Ready(Ok(respond(
@@ -715,20 +747,19 @@ where
 /// A WebSocket upgrade's answer (`101`, or `400` for a malformed one), or the request
 /// back when it is not one (or the server takes no WebSocket).
 #[cfg(feature = "websocket")]
-#[allow(clippy::result_large_err)]
 fn upgrade<C: 'static>(
     shared: &Shared<C>,
     conn: &Conn,
-    mut req: Request<Incoming>,
-) -> Result<Response<Reply>, Request<Incoming>> {
+    req: &mut Request<Incoming>,
+) -> Option<Response<Reply>> {
     use super::websocket;
     if shared.websocket.is_none() || !websocket::is_upgrade(req.method(), req.headers()) {
-        return Err(req);
+        return None;
     }
     let Some(accept) = websocket::accept(req.headers()) else {
-        return Ok(respond(HeaderMap::new(), StatusCode::BAD_REQUEST, None));
+        return Some(respond(HeaderMap::new(), StatusCode::BAD_REQUEST, None));
     };
-    *lock(&conn.upgrade) = Some(hyper::upgrade::on(&mut req));
+    *lock(&conn.upgrade) = Some(hyper::upgrade::on(req));
     let mut response = Response::new(Reply(None));
     *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
     let headers = response.headers_mut();
@@ -738,32 +769,35 @@ fn upgrade<C: 'static>(
         HeaderValue::from_static("websocket"),
     );
     headers.insert(hyper::header::SEC_WEBSOCKET_ACCEPT, accept);
-    Ok(response)
+    Some(response)
 }
 
 /// The rules of the module docs, then the message through the codec.
-async fn answer<C: 'static>(shared: &Shared<C>, req: Request<Incoming>) -> Response<Reply>
+/// `refused`: the status of a request the rules refuse before its body is read.
+async fn answer<C: 'static>(
+    shared: &Shared<C>,
+    headers: HeaderMap,
+    mut refused: Option<StatusCode>,
+    mut incoming: Incoming,
+) -> Response<Reply>
 where
     Server<C>: Sync,
 {
-    let (head, mut incoming) = req.into_parts();
     let max_body = shared.settings.max_body;
     // A refused request's body is read all the same (a too large one up to four times
     // the limit, then dropped): the connection then stays open for the next request,
     // and a client that sends its whole body before it reads the reply gets the reply.
     let drain = max_body.saturating_mul(4);
-    let mut refused = match () {
-        _ if head.method != Method::POST => Some(StatusCode::METHOD_NOT_ALLOWED),
-        _ if !json_content_type(&head.headers) => Some(StatusCode::UNSUPPORTED_MEDIA_TYPE),
-        _ => None,
-    };
     // hyper's body knows the declared `Content-Length` (none when chunked).
     let declared = incoming.size_hint().exact();
     if declared.is_some_and(|n| n > drain as u64) {
-        return respond(head.headers, StatusCode::PAYLOAD_TOO_LARGE, None);
+        return respond(headers, StatusCode::PAYLOAD_TOO_LARGE, None);
     }
     let mut taken = shared.pool.take().await;
     let buffers = taken.buffers();
+    // A body that comes in one frame (the usual case) is read where hyper put it;
+    // only a second frame copies them into the body buffer.
+    let mut held: Option<Bytes> = None;
     let mut seen = 0;
     while let Some(frame) = poll_fn(|cx| Pin::new(&mut incoming).poll_frame(cx)).await {
         let Ok(frame) = frame else {
@@ -775,10 +809,17 @@ where
         };
         seen += data.len();
         match seen <= max_body {
-            true => buffers.body.extend_from_slice(&data),
+            true if seen == data.len() => held = Some(data),
+            true => {
+                if let Some(first) = held.take() {
+                    buffers.body.extend_from_slice(&first);
+                }
+                buffers.body.extend_from_slice(&data);
+            }
             false => refused = Some(StatusCode::PAYLOAD_TOO_LARGE),
         }
-        if seen > drain {
+        // All the declared length is here: hyper's body has nothing more to give.
+        if seen > drain || declared == Some(seen as u64) {
             break;
         }
     }
@@ -787,9 +828,13 @@ where
         (None, Methods::Blocking(server)) => {
             let mut context = (shared.context)();
             let Buffers { body, reply, .. } = taken.buffers();
+            let body = held.as_deref().unwrap_or(body);
             server.handle(&mut context, body, reply).map(<[u8]>::len)
         }
         (None, Methods::Concurrent(handlers)) => {
+            if let Some(first) = held.take() {
+                taken.buffers().body.extend_from_slice(&first);
+            }
             let (handlers, context) = (handlers.clone(), shared.context.clone());
             let limit = shared.settings.request_timeout;
             let job = tokio::task::spawn_blocking(move || {
@@ -802,7 +847,7 @@ where
                     len
                 }
                 // Past the time limit (or a handler panicked).
-                _ => return respond(head.headers, StatusCode::SERVICE_UNAVAILABLE, None),
+                _ => return respond(headers, StatusCode::SERVICE_UNAVAILABLE, None),
             }
         }
     };
@@ -812,11 +857,11 @@ where
         (None, Ok(0)) => StatusCode::NO_CONTENT,
         (None, Ok(len)) => {
             let lent = Lent { taken, at: 0, len };
-            return respond(head.headers, StatusCode::OK, Some(lent));
+            return respond(headers, StatusCode::OK, Some(lent));
         }
     };
     drop(taken);
-    respond(head.headers, code, None)
+    respond(headers, code, None)
 }
 
 /// The response: `reply` (none: an empty body) with `code` and the headers it needs,
@@ -846,7 +891,14 @@ fn respond(mut headers: HeaderMap, code: StatusCode, reply: Option<Lent>) -> Res
 /// `application/json`, `application/json-rpc` or `application/jsonrequest`, with or
 /// without parameters.
 fn json_content_type(headers: &HeaderMap) -> bool {
-    let Some(value) = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
+    let Some(value) = headers.get(CONTENT_TYPE) else {
+        return false;
+    };
+    // What nearly every client sends, without the split and trim below.
+    if value.as_bytes() == b"application/json" {
+        return true;
+    }
+    let Ok(value) = value.to_str() else {
         return false;
     };
     let mime = value.split(';').next().unwrap_or("").trim();
@@ -869,56 +921,92 @@ pub(super) struct Buffers {
     pub(super) spans: Vec<(usize, usize)>,
 }
 
-/// The buffer pairs, and the permits that bound how many are out.
+/// The buffer pairs: at most `most` made, each reused once given back.
 struct Pool {
-    free: Mutex<Vec<Buffers>>,
-    permits: Arc<Semaphore>,
+    state: Mutex<PoolState>,
+    /// A pair was given back while a request waited for one.
+    returned: Notify,
+    most: usize,
     body: usize,
     reply: usize,
 }
 
+// Boxed on purpose (clippy's `vec_box`): see `free`.
+#[allow(clippy::vec_box)]
+struct PoolState {
+    /// Boxed, so that what a request and its reply move about is a pointer.
+    free: Vec<Box<Buffers>>,
+    made: usize,
+    /// Requests waiting for a pair.
+    waiting: usize,
+}
+
 impl Pool {
-    /// A pair, once one is free; allocated if the pool has none spare yet.
+    /// A pair, once one is free; allocated if the pool has none spare and fewer than
+    /// `most` exist.
     async fn take(self: &Arc<Self>) -> Taken {
-        // The semaphore is never closed. A permit at hand is taken without the
-        // waiting future (most requests find one).
-        let permit = match self.permits.clone().try_acquire_owned() {
-            Ok(permit) => Some(permit),
-            Err(_) => self.permits.clone().acquire_owned().await.ok(),
-        };
-        let buffers = lock(&self.free).pop().unwrap_or_else(|| Buffers {
-            // Neither is written here: their pages stay untouched (not resident) until
-            // a body or a reply reaches them. (Two bytes more: async handlers put a
-            // single message between brackets.)
-            body: Vec::with_capacity(self.body + 2),
-            reply: vec![0; self.reply],
-            slots: Vec::new(),
-            spans: Vec::new(),
-        });
-        Taken {
-            buffers: Some(buffers),
-            pool: self.clone(),
-            _permit: permit,
+        loop {
+            {
+                let mut state = lock(&self.state);
+                let buffers = match state.free.pop() {
+                    Some(buffers) => Some(buffers),
+                    None if state.made < self.most => {
+                        state.made += 1;
+                        Some(Box::new(Buffers {
+                            // Neither is written here: their pages stay untouched (not
+                            // resident) until a body or a reply reaches them. (Two bytes
+                            // more: async handlers put a single message between brackets.)
+                            body: Vec::with_capacity(self.body + 2),
+                            reply: vec![0; self.reply],
+                            slots: Vec::new(),
+                            spans: Vec::new(),
+                        }))
+                    }
+                    None => None,
+                };
+                if let Some(buffers) = buffers {
+                    return Taken {
+                        buffers: Some(buffers),
+                        pool: self.clone(),
+                    };
+                }
+                state.waiting += 1;
+            }
+            // Counted out again however this wait ends (a request may be dropped at
+            // its time limit while it waits).
+            let _waiting = Waiting(self);
+            // `notify_one` keeps a permit when no one is waiting yet: a pair given back
+            // between the unlock above and this wait is not missed.
+            self.returned.notified().await;
         }
+    }
+}
+
+/// A request counted in `PoolState::waiting`.
+struct Waiting<'a>(&'a Pool);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        lock(&self.0.state).waiting -= 1;
     }
 }
 
 /// A pair out of the pool: back in it when dropped (answered, sent, or given up at
 /// the time limit).
 struct Taken {
-    buffers: Option<Buffers>,
+    buffers: Option<Box<Buffers>>,
     pool: Arc<Pool>,
-    // Released after the buffers are back (fields drop after `drop`).
-    _permit: Option<OwnedSemaphorePermit>,
 }
 
 impl Taken {
     fn buffers(&mut self) -> &mut Buffers {
-        self.buffers.get_or_insert_with(|| Buffers {
-            body: Vec::new(),
-            reply: Vec::new(),
-            slots: Vec::new(),
-            spans: Vec::new(),
+        self.buffers.get_or_insert_with(|| {
+            Box::new(Buffers {
+                body: Vec::new(),
+                reply: Vec::new(),
+                slots: Vec::new(),
+                spans: Vec::new(),
+            })
         })
     }
 
@@ -931,7 +1019,11 @@ impl Drop for Taken {
     fn drop(&mut self) {
         if let Some(mut buffers) = self.buffers.take() {
             buffers.body.clear();
-            lock(&self.pool.free).push(buffers);
+            let mut state = lock(&self.pool.state);
+            state.free.push(buffers);
+            if state.waiting > 0 {
+                self.pool.returned.notify_one();
+            }
         }
     }
 }

@@ -46,19 +46,19 @@ use std::boxed::Box;
 use std::future::Future;
 use std::io;
 use std::pin::{pin, Pin};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::Poll;
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 use std::vec;
 use std::vec::Vec;
 
 use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::task::AtomicWaker;
 use futures_util::{SinkExt, StreamExt};
 use hyper::header::{HeaderMap, HeaderValue, CONNECTION, UPGRADE};
-use hyper::upgrade::{OnUpgrade, Upgraded};
+use hyper::upgrade::OnUpgrade;
 use hyper::Method;
-use hyper_util::rt::TokioIo;
 use tokio::io::AsyncReadExt;
 use tokio::sync::{mpsc, oneshot, Mutex};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -224,9 +224,17 @@ pub(crate) struct Running {
     next: AtomicUsize,
 }
 
+/// A session's socket, taken back from hyper and out of the HTTP runtime's reactor
+/// (so that its readiness wakes the session thread directly, not a worker that then
+/// wakes it), with what hyper had read past the upgrade request.
+struct Socket {
+    tcp: std::net::TcpStream,
+    read: Vec<u8>,
+}
+
 /// One session to start on a session thread.
 struct Job {
-    io: TokioIo<Upgraded>,
+    io: Socket,
     stop: Arc<Stop>,
     done: oneshot::Sender<()>,
     sessions: Arc<dyn Sessions>,
@@ -285,10 +293,22 @@ impl Running {
         let Ok(upgraded) = upgrade.await else {
             return;
         };
+        // The server's connections are its `Socket`s: never `Err` here.
+        let Ok(parts) = upgraded.downcast::<super::server::Socket>() else {
+            return;
+        };
+        let (tcp, unread) = parts.io.into_tcp();
+        let Ok(tcp) = tcp.into_std() else {
+            return;
+        };
+        // What hyper read past the upgrade request, then what it had not read yet.
+        let mut read = parts.read_buf.to_vec();
+        read.extend_from_slice(&unread);
+        let io = Socket { tcp, read };
         let stop = Arc::new(Stop::default());
         let (done, ended) = oneshot::channel();
         let job = Job {
-            io: TokioIo::new(upgraded),
+            io,
             stop: stop.clone(),
             done,
             sessions: self.sessions.clone(),
@@ -317,7 +337,7 @@ impl Running {
 trait Sessions: Send + Sync {
     fn session(
         &self,
-        io: TokioIo<Upgraded>,
+        io: Socket,
         stop: Arc<Stop>,
         settings: Settings,
     ) -> Pin<Box<dyn Future<Output = ()>>>;
@@ -337,7 +357,7 @@ where
 {
     fn session(
         &self,
-        io: TokioIo<Upgraded>,
+        io: Socket,
         stop: Arc<Stop>,
         settings: Settings,
     ) -> Pin<Box<dyn Future<Output = ()>>> {
@@ -350,7 +370,7 @@ where
     }
 }
 
-type Stream = WebSocketStream<TokioIo<Upgraded>>;
+type Stream = WebSocketStream<tokio::net::TcpStream>;
 
 /// One connection's session: the concurrent service over the socket, beside the
 /// pump of the application's pushes, then the close.
@@ -359,7 +379,7 @@ async fn serve<A, T, K, const N: usize>(
     subscribers: &Subscribers<K, N>,
     session: &Session<A, K, N>,
     member: &Member<K, N>,
-    io: TokioIo<Upgraded>,
+    io: Socket,
     stop: &Stop,
     settings: &Settings,
 ) where
@@ -369,30 +389,42 @@ async fn serve<A, T, K, const N: usize>(
     // the largest reply besides: a bound on what waits for a peer that does not read.
     // Its read buffer is zeroed up to `read_buffer_size` at every read, even one
     // that finds nothing (its default, 128 KiB, was 6 % of a session thread's time
-    // under perf at 8 lock-step connections).
+    // under perf at 8 lock-step connections), and at 16 KiB still more than half of a
+    // lock-step call's instructions under callgrind: 4 KiB a read by default (a larger
+    // message takes more reads; the buffer still grows to hold it).
     let config = WebSocketConfig::default()
         .read_buffer_size(settings.read_buffer.max(1))
         .max_message_size(Some(settings.max_message))
         .max_frame_size(Some(settings.max_message))
         .write_buffer_size(128 * 1024)
         .max_write_buffer_size((settings.max_reply + 128 * 1024).saturating_mul(2));
+    // Registered with this thread's reactor.
+    let Ok(mut tcp) = tokio::net::TcpStream::from_std(io.tcp) else {
+        subscribers.leave(member);
+        return;
+    };
     // Until the peer's first byte (or the first ping due, or the stop) the session
     // holds no WebSocket state: the crate's read buffer is touched at its first read.
-    let mut io = io;
-    let mut first = [0u8; 16];
+    let mut part = io.read;
     let first_ping = tokio::time::Instant::now() + settings.ping_interval;
-    let read = tokio::select! {
-        // The end or an error: the crate meets it again at its first read.
-        read = io.read(&mut first) => read.unwrap_or(0),
-        () = tokio::time::sleep_until(first_ping) => 0,
-        _ = stop.stopped() => 0,
-    };
-    let part = first.get(..read).unwrap_or_default().to_vec();
-    let ws = Stream::from_partially_read(io, part, Role::Server, Some(config)).await;
+    if part.is_empty() {
+        let mut first = [0u8; 16];
+        let read = tokio::select! {
+            // The end or an error: the crate meets it again at its first read.
+            read = tcp.read(&mut first) => read.unwrap_or(0),
+            () = tokio::time::sleep_until(first_ping) => 0,
+            _ = stop.stopped() => 0,
+        };
+        part.extend_from_slice(first.get(..read).unwrap_or_default());
+    }
+    let ws = Stream::from_partially_read(tcp, part, Role::Server, Some(config)).await;
     let (sink, stream) = ws.split();
     let sink = Mutex::new(sink);
+    let gate = Arc::new(Gate::default());
+    let gate_waker = Waker::from(gate.clone());
     let mut reader = WsRead {
         stream,
+        gate: (&gate, &gate_waker),
         sink: &sink,
         pending: None,
         at: 0,
@@ -544,8 +576,14 @@ async fn pump<K, const N: usize>(member: &Member<K, N>, outbox: &LentOutbox<'_>,
             written.await;
             continue;
         }
-        let taken = spare.get(..len).unwrap_or_default();
-        for message in taken.split(|&b| b == b'\n').filter(|m| !m.is_empty()) {
+        let mut rest = spare.get(..len).unwrap_or_default();
+        while !rest.is_empty() {
+            let end = crate::simd::find_byte(rest, b'\n').unwrap_or(rest.len());
+            let (message, after) = rest.split_at(end);
+            rest = after.get(1..).unwrap_or_default();
+            if message.is_empty() {
+                continue;
+            }
             let mut copy = writer(|room| {
                 let room = room
                     .get_mut(..message.len())
@@ -594,7 +632,7 @@ impl Framer for Messages {
         if core::mem::take(&mut self.handed) {
             self.buf.clear();
         }
-        let (part, rest) = match input.iter().position(|&b| b == END) {
+        let (part, rest) = match crate::simd::find_byte(input, END) {
             Some(i) => (
                 input.get(..i).unwrap_or_default(),
                 Some(input.get(i + 1..).unwrap_or_default()),
@@ -644,6 +682,8 @@ impl Framer for Messages {
 /// is too big, the peer is silent for a ping interval, or the session is stopped.
 struct WsRead<'s> {
     stream: SplitStream<Stream>,
+    /// What a read waits on is polled only once it has woken (see [`Gate`]).
+    gate: (&'s Arc<Gate>, &'s Waker),
     sink: &'s Mutex<SplitSink<Stream, Message>>,
     pending: Option<Utf8Bytes>,
     /// How much of `pending` was read (its length + 1 once `END` was too).
@@ -712,6 +752,13 @@ impl WsRead<'_> {
     /// The next thing from the peer, a ping due, or the stop: a text kept in
     /// `pending` (`None`), or what `read` returns.
     async fn receive(&mut self) -> Option<io::Result<usize>> {
+        let (gate, waker) = self.gate;
+        let mut first = true;
+        let mut waiting = pin!(self.wait());
+        std::future::poll_fn(|cx| gate.poll(cx, waker, &mut first, waiting.as_mut())).await
+    }
+
+    async fn wait(&mut self) -> Option<io::Result<usize>> {
         {
             tokio::select! {
                 next = self.stream.next() => {
@@ -752,6 +799,46 @@ impl WsRead<'_> {
     }
 }
 
+/// Wakes a session for its read only when what the read waits on (the socket, the
+/// ping timer, the stop) has woken: the session's task is woken for every push and
+/// every reply too, and each poll of the read costs tungstenite a zeroing of its
+/// read buffer (`read_buffer_size`) before the socket says it has nothing.
+#[derive(Default)]
+struct Gate {
+    woken: AtomicBool,
+    task: AtomicWaker,
+}
+
+impl Wake for Gate {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        self.task.wake();
+    }
+}
+
+impl Gate {
+    /// Polls `fut` with `waker` (this gate's) at its first poll and whenever the gate
+    /// has been woken since the last; else it is still pending.
+    fn poll<F: Future>(
+        &self,
+        cx: &mut Context<'_>,
+        waker: &Waker,
+        first: &mut bool,
+        fut: Pin<&mut F>,
+    ) -> Poll<F::Output> {
+        self.task.register(cx.waker());
+        // Cleared before the poll: a wake during it is kept for the next.
+        let woken = self.woken.swap(false, Ordering::AcqRel);
+        if !core::mem::take(first) && !woken {
+            return Poll::Pending;
+        }
+        fut.poll(&mut Context::from_waker(waker))
+    }
+}
+
 /// The write half: the bytes up to each [`END`] sent as one text message; a write
 /// that waits past the time limit fails (the peer does not read).
 struct WsWrite<'s> {
@@ -782,7 +869,7 @@ impl Write for WsWrite<'_> {
 
     async fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
         let mut bytes = bytes;
-        while let Some(i) = bytes.iter().position(|&b| b == END) {
+        while let Some(i) = crate::simd::find_byte(bytes, END) {
             self.message
                 .extend_from_slice(bytes.get(..i).unwrap_or_default());
             bytes = bytes.get(i + 1..).unwrap_or_default();

@@ -739,8 +739,14 @@ impl<T> ConcurrentServer<T> {
                     let Some(queued) = hub.outbox.queued() else {
                         continue;
                     };
-                    for message in queued.split(|&b| b == b'\n').filter(|m| !m.is_empty()) {
-                        send(hub, &io.framer, &mut **writer, message).await?;
+                    let mut rest: &[u8] = &queued;
+                    while !rest.is_empty() {
+                        let end = crate::simd::find_byte(rest, b'\n').unwrap_or(rest.len());
+                        let (message, after) = rest.split_at(end);
+                        rest = after.get(1..).unwrap_or_default();
+                        if !message.is_empty() {
+                            send(hub, &io.framer, &mut **writer, message).await?;
+                        }
                     }
                     drop(queued);
                     hub.unflushed.set(true);

@@ -88,6 +88,33 @@ pub(crate) fn plain_ascii_end(b: &[u8], i: usize) -> usize {
     body::plain_ascii_end(b, i)
 }
 
+/// The offset of the first `byte` in `b`, eight bytes at a time (the outbox's and the
+/// WebSocket session's message ends, searched in every pushed message).
+#[cfg_attr(
+    not(any(feature = "concurrent", feature = "websocket")),
+    allow(dead_code)
+)]
+pub(crate) fn find_byte(b: &[u8], byte: u8) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let pattern = ONES * u64::from(byte);
+    let mut words = b.chunks_exact(8);
+    let mut at = 0;
+    for word in &mut words {
+        let Ok(word) = <[u8; 8]>::try_from(word) else {
+            break;
+        };
+        // Zero where `byte` is; the lowest flagged byte is exact (see `swar.rs`).
+        let y = u64::from_le_bytes(word) ^ pattern;
+        let found = y.wrapping_sub(ONES) & !y & (ONES * 0x80);
+        if found != 0 {
+            return Some(at + found.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    let rest = words.remainder().iter().position(|&c| c == byte)?;
+    Some(at + rest)
+}
+
 /// Every body, for the `simd` fuzz target (cargo-fuzz builds with `--cfg fuzzing`),
 /// which pins them to the scalar one: not part of the API.
 #[cfg(fuzzing)]

@@ -323,3 +323,31 @@ fn classes_agree() {
         check(&block);
     }
 }
+
+#[test]
+fn find_byte_finds_the_first() {
+    // Every length to three words and a tail, the byte at every place (or none),
+    // among bytes one off it and its high-bit twin (the borrow cases of the trick).
+    for byte in [b'\n', 0xFF, 0, 0x80] {
+        for len in 0..30 {
+            for at in 0..=len {
+                let mut b: Vec<u8> = (0..len)
+                    .map(|i| match i % 3 {
+                        0 => byte.wrapping_add(1),
+                        1 => byte.wrapping_sub(1),
+                        _ => byte ^ 0x80,
+                    })
+                    .collect();
+                if at < len {
+                    b[at] = byte;
+                    // A second one after it: the first is the answer.
+                    if at + 3 < len {
+                        b[at + 3] = byte;
+                    }
+                }
+                let want = b.iter().position(|&c| c == byte);
+                assert_eq!(super::find_byte(&b, byte), want, "{byte:#x} {len} {at}");
+            }
+        }
+    }
+}

@@ -104,6 +104,17 @@ impl ResultWriter<'_> {
         Ok(())
     }
 
+    /// [`raw`](Self::raw) for a value a `ResultWriter` wrote, which holds no raw line
+    /// break: one copy, without the search for them (a subscription's event, written
+    /// once and copied into each subscriber's notification).
+    #[cfg(feature = "websocket")]
+    pub(crate) fn written_value(&mut self, value: &[u8]) -> Result<(), WriteError> {
+        self.before_value()?;
+        self.push(value)?;
+        self.after_value();
+        Ok(())
+    }
+
     /// `null`.
     pub fn null(&mut self) -> Result<(), WriteError> {
         self.raw(RawJson::NULL)

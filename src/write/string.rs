@@ -20,6 +20,20 @@ impl fmt::Write for Escaping<'_, '_> {
             fmt::Error
         })
     }
+
+    // Padding (`{:0>512}`) comes a char at a time: one that needs no escape is
+    // pushed as it is, without the run search of `escaped`.
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        match u8::try_from(c) {
+            Ok(b) if b >= 0x20 && b != b'"' && b != b'\\' && b < 0x80 => {
+                self.w.push(&[b]).map_err(|e| {
+                    self.err = Some(e);
+                    fmt::Error
+                })
+            }
+            _ => self.write_str(c.encode_utf8(&mut [0; 4])),
+        }
+    }
 }
 
 impl ResultWriter<'_> {
