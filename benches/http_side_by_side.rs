@@ -5,12 +5,15 @@
 //! ```sh
 //! cargo bench -p jsonrpc-slice-benches --bench http_side_by_side -- \
 //!     [--seconds S] [--rounds R] [--connections C] [--depth D] [--threads 1,2] [--no-pin]
+//!     [--release-after MS]
 //! ```
 //!
 //! - **Methods**: `eth_chainId` (a constant string) and `echo` (its params back), on
 //!   each server as its users write them. Workloads: one `eth_chainId`, one `echo` of
 //!   an Ethereum-style `[address, tag]`, and a batch of 10 (the two alternating).
-//! - **Servers**: `HttpServer` with its production defaults; jsonrpsee's `Server` with
+//! - **Servers**: `HttpServer` with its production defaults (`--release-after MS` sets
+//!   its `release_after`: how long a keep-alive connection waits for its next request
+//!   before hyper's state for it is dropped; under callgrind every gap is long enough); jsonrpsee's `Server` with
 //!   its defaults but a 1 MiB body limit (the same); and **hyper**: hyper 1's HTTP/1
 //!   server with the same builder settings as `HttpServer` (its timer and header-read
 //!   timeout), whose service reads the body and answers the workload's reply as a
@@ -46,7 +49,7 @@ use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderValue, CONTENT_TYPE};
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use jsonrpc_slice::http::HttpServer;
+use jsonrpc_slice::http::{HttpServer, Settings};
 use jsonrpc_slice::{demo, method_table, Params, ResultWriter, RpcError, Server};
 use jsonrpsee::server::{RpcModule, ServerConfig};
 use jsonrpsee::types::ErrorObjectOwned;
@@ -173,11 +176,16 @@ async fn listener() -> (tokio::net::TcpListener, SocketAddr) {
     (listener, addr)
 }
 
-fn start_slice(workers: usize, cpus: Option<Vec<usize>>) -> Running {
+fn start_slice(workers: usize, cpus: Option<Vec<usize>>, release: Option<Duration>) -> Running {
     let (rt, threads) = runtime(workers, cpus);
     let addr = rt.block_on(async {
         let (listener, addr) = listener().await;
-        tokio::spawn(HttpServer::new(&SLICE, || ()).serve(listener));
+        let mut settings = Settings::default();
+        if let Some(release) = release {
+            settings.release_after = release;
+        }
+        let server = HttpServer::new(&SLICE, || ()).with_settings(settings);
+        tokio::spawn(server.serve(listener));
         addr
     });
     Running {
@@ -279,6 +287,8 @@ struct Config {
     only: String,
     /// Only the workloads whose name starts with this.
     workload: String,
+    /// `HttpServer`'s `release_after`, if not its default.
+    release_after: Option<Duration>,
 }
 
 /// Every request answered, warm-ups included: a profiler's run divides by it.
@@ -441,6 +451,7 @@ fn main() {
         pin: true,
         only: String::new(),
         workload: String::new(),
+        release_after: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
@@ -460,6 +471,10 @@ fn main() {
             "--no-pin" => cfg.pin = false,
             "--only" => cfg.only = value(),
             "--workload" => cfg.workload = value(),
+            "--release-after" => {
+                let ms = value().parse().expect("--release-after MS");
+                cfg.release_after = Some(Duration::from_millis(ms));
+            }
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -525,7 +540,7 @@ fn main() {
             (true, _) => Some((0..cpus).collect()),
         };
         let servers = [
-            start_slice(workers, on.clone()),
+            start_slice(workers, on.clone(), cfg.release_after),
             start_jsonrpsee(workers, on.clone()),
             start_hyper(workers, on, hyper_reply),
         ];
