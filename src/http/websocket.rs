@@ -297,13 +297,16 @@ impl Running {
         let Ok(parts) = upgraded.downcast::<super::server::Socket>() else {
             return;
         };
+        // What hyper read past the upgrade request, then what it had not read yet,
+        // copied: `read_buf` keeps hyper's whole read buffer alive, and this task
+        // waits here for as long as the session lasts.
         let (tcp, unread) = parts.io.into_tcp();
+        let mut read = parts.read_buf.to_vec();
+        read.extend_from_slice(&unread);
+        drop((parts.read_buf, unread));
         let Ok(tcp) = tcp.into_std() else {
             return;
         };
-        // What hyper read past the upgrade request, then what it had not read yet.
-        let mut read = parts.read_buf.to_vec();
-        read.extend_from_slice(&unread);
         let io = Socket { tcp, read };
         let stop = Arc::new(Stop::default());
         let (done, ended) = oneshot::channel();
