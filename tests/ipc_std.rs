@@ -32,9 +32,25 @@ fn relaxed() -> Settings {
     }
 }
 
+/// A socket file that is removed when the test that made it ends.
+struct Bound(PathBuf);
+
+impl std::ops::Deref for Bound {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl Drop for Bound {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// A server on a fresh socket in the temporary directory, on a thread of its own
-/// (it serves for ever; the process ends it).
-fn start(name: &str, settings: Settings) -> PathBuf {
+/// (it serves for ever; the process ends it; the file goes with the test).
+fn start(name: &str, settings: Settings) -> Bound {
     let path = std::env::temp_dir().join(format!(
         "jsonrpc-slice-ipc-std-{name}-{}.sock",
         std::process::id()
@@ -42,7 +58,7 @@ fn start(name: &str, settings: Settings) -> PathBuf {
     let _ = std::fs::remove_file(&path);
     let listener = UnixListener::bind(&path).unwrap();
     std::thread::spawn(move || serve(&listener, &SERVER, || (), &settings));
-    path
+    Bound(path)
 }
 
 struct Client {
