@@ -391,10 +391,9 @@ async fn serve<A, T, K, const N: usize>(
     // The crate's write buffer is flushed past 128 KiB, and may hold at most twice
     // the largest reply besides: a bound on what waits for a peer that does not read.
     // Its read buffer is zeroed up to `read_buffer_size` at every read, even one
-    // that finds nothing (its default, 128 KiB, was 6 % of a session thread's time
-    // under perf at 8 lock-step connections), and at 16 KiB still more than half of a
-    // lock-step call's instructions under callgrind: 4 KiB a read by default (a larger
-    // message takes more reads; the buffer still grows to hold it).
+    // that finds nothing, so a small one (4 KiB by default) costs a lock-step call
+    // least; a larger message takes more reads, and the buffer still grows to hold
+    // it. (The measurements: docs/perf/LOG.md.)
     let config = WebSocketConfig::default()
         .read_buffer_size(settings.read_buffer.max(1))
         .max_message_size(Some(settings.max_message))
