@@ -178,8 +178,12 @@ fn http_server_allocates_no_more_per_request_than_hyper_alone() {
     // hyper allocates per request (its head parser, its read buffer, the body's
     // channel, the header timer's sleep): the test is only meaningful while it does.
     assert!(hyper >= COUNTED, "hyper alone: {hyper} allocations");
+    // Allocations not made per request fall into the window now and then (a timer
+    // wheel's level, a waker list growing): one in a run of hyper alone has been
+    // seen missing, 1,999 against 2,000. One more allocation per request would be
+    // COUNTED more; the allowance is a hundredth of that.
     assert!(
-        slice <= hyper,
+        slice <= hyper + COUNTED / 100,
         "HttpServer: {slice} allocations in {COUNTED} requests, hyper alone {hyper}"
     );
 }
