@@ -9,7 +9,7 @@
 //! validates a message's outermost object member by member with these rules), strings
 //! with their escapes and UTF-8 (`string.rs`), numbers (`number.rs`). The runs of plain string bytes are read
 //! by the per-target loops of the crate's `simd` module. Input already validated is passed
-//! over by the same rules ([`skip_trusted`]), which only find where values end.
+//! over by the same rules (`skip_trusted`), which only find where values end.
 //!
 //! # Contract
 //!
