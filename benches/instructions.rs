@@ -32,6 +32,11 @@
 //!   over by `RawJson::elements` (the trusted skip a handler's lazy access runs).
 //! - `parse-escaped`, `skip-escaped`: the same with params `["<abcdefg\n repeated>",1]`
 //!   (an escape every 9 bytes of the string).
+//! - `path-at`, `path-chain`: the same string as the text of an LSP `didChange`,
+//!   params `{"contentChanges":[{"text":"<abcdefg\n repeated>"}],"textDocument":{…}}`,
+//!   parsed, then `contentChanges[0].text` reached by `RawJson::at` (one walk) or by
+//!   the chain `get("contentChanges")`, `nth(0)`, `get("text")` (the text passed once
+//!   per level).
 //!
 //! Run `benches/instructions.sh` for the table, `benches/per_byte.sh` for the per-byte
 //! slopes.
@@ -42,6 +47,7 @@ use std::hint::black_box;
 
 use common::{job, messages, Job, ReplyJob};
 use jsonrpc_slice::envelope::{self, Call, Envelope};
+use jsonrpc_slice::raw::Step::{Index, Key};
 use jsonrpc_slice::{Limits, ResultWriter};
 
 /// The non-ASCII text of `parse-mixed`: 124 bytes, 91 of them (73 %) non-ASCII: 8
@@ -147,6 +153,34 @@ fn per_byte(what: &str, bytes: usize) -> (Vec<u8>, Job, u64) {
                 }
             };
             let want = job(&msg);
+            (msg, Box::new(job), want)
+        }
+        // A handler reaching a nested member: the one walk against the chain of calls.
+        "path-at" | "path-chain" => {
+            let text = r"abcdefg\n".repeat(bytes / 9);
+            let msg = format!(
+                r#"{{"jsonrpc":"2.0","method":"textDocument/didChange","params":{{"contentChanges":[{{"text":"{text}"}}],"textDocument":{{"uri":"file:///a.rs","version":2}}}}}}"#
+            )
+            .into_bytes();
+            let one_walk = what == "path-at";
+            let job = move |msg: &[u8]| -> u64 {
+                let Ok(Envelope::Single(Call::Request(r))) = envelope::parse(msg, &Limits::DEFAULT)
+                else {
+                    panic!("not a request")
+                };
+                let params = r.params.expect("params");
+                let found = if one_walk {
+                    params.at(&[Key("contentChanges"), Index(0), Key("text")])
+                } else {
+                    params
+                        .get("contentChanges")
+                        .and_then(|c| c.nth(0))
+                        .and_then(|c| c.get("text"))
+                };
+                found.expect("the text").as_bytes().len() as u64
+            };
+            let want = job(&msg);
+            assert_eq!(want, text.len() as u64 + 2);
             (msg, Box::new(job), want)
         }
         "write-ascii" => write(repeat_to(ASCII, bytes)),

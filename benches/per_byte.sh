@@ -17,6 +17,8 @@
 #   skip-items     the same, then every item passed over by `elements()` (the trusted skip)
 #   parse-escaped  envelope::parse of params `["<every 8th character \n>", 1]`
 #   skip-escaped   the same, then both elements passed over by `elements()`
+#   path-at        the same string as an LSP didChange's text, reached by `at` (one walk)
+#   path-chain     the same, reached by `get("contentChanges")`, `nth(0)`, `get("text")`
 #
 # Then messages 05 and 08 of the table: jsonrpc-slice's instructions per message divided
 # by the message's size. Beside each, the target where it names one.
@@ -36,13 +38,13 @@ build_instructions
 
 sizes=(1024 16384 262144 1048576)
 declare -A target=([parse-ascii]="—" [parse-mixed]="≤ 4" [write-ascii]="≤ 2" [write-escaped]="—"
-    [parse-items]="—" [skip-items]="—" [parse-escaped]="—" [skip-escaped]="—" [05]="≤ 2" [08]="≤ 3.5")
+    [parse-items]="—" [skip-items]="—" [parse-escaped]="—" [skip-escaped]="—" [path-at]="—" [path-chain]="—" [05]="≤ 2" [08]="≤ 3.5")
 
 echo "Instructions per byte (callgrind, $(rustc --version | cut -d' ' -f1-2), $build)."
 echo
 printf '| job | 1 KiB | 16 KiB | 256 KiB | 1 MiB | per byte, slope 256 KiB → 1 MiB | target |\n'
 printf '|---|---:|---:|---:|---:|---:|---:|\n'
-for job in parse-ascii parse-mixed write-ascii write-escaped parse-items skip-items parse-escaped skip-escaped; do
+for job in parse-ascii parse-mixed write-ascii write-escaped parse-items skip-items parse-escaped skip-escaped path-at path-chain; do
     per_call=()
     cells=""
     for size in "${sizes[@]}"; do

@@ -2,7 +2,7 @@
 //! with.
 
 use crate::id::Id;
-use crate::raw::{Elements, Kind, Members, RawJson};
+use crate::raw::{Elements, Kind, Members, RawJson, Step};
 
 /// The `params` of a request, as a borrowed raw JSON view: an array (positional), an
 /// object (named), or absent. Nothing is decoded until asked for.
@@ -101,6 +101,23 @@ impl<'a> Params<'a> {
     /// over them all is [`positional`](Self::positional).
     pub fn nth(&self, index: usize) -> Option<RawJson<'a>> {
         self.raw?.nth(index)
+    }
+
+    /// The value at `path` inside the params, in one walk ([`RawJson::at`]): each byte
+    /// passed at most once, where a chain of [`get`](Self::get) and [`nth`](Self::nth)
+    /// calls passes the inner levels once per level.
+    ///
+    /// ```
+    /// use jsonrpc_slice::raw::Step::{Index, Key};
+    /// use jsonrpc_slice::{Params, RawJson};
+    ///
+    /// let p = Params::new(Some(RawJson::new(br#"{"contentChanges": [{"text": "hi"}]}"#)?));
+    /// let text = p.at(&[Key("contentChanges"), Index(0), Key("text")]).and_then(|t| t.as_str());
+    /// assert!(text.is_some_and(|t| t.eq_str("hi")));
+    /// # Ok::<(), jsonrpc_slice::scan::ScanError>(())
+    /// ```
+    pub fn at(&self, path: &[Step<'_>]) -> Option<RawJson<'a>> {
+        self.raw?.at(path)
     }
 
     /// The positional params in order (empty unless the params are an array), in one

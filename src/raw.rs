@@ -8,10 +8,24 @@
 //! first, and the envelope parser, which has scanned the whole message. Its accessors
 //! walk the value lazily, iteratively and without allocation; they never panic, even
 //! on input they did not expect (they answer `None` or end the iteration instead).
+//!
+//! # One pass, or from the start
+//!
+//! An iterator ([`RawJson::members`], [`RawJson::elements`]) passes each item once, so
+//! reading every member through it is one pass. [`RawJson::get`] and [`RawJson::nth`]
+//! walk from the container's start each time, skipping each value before the one asked
+//! for: `N` of them on one container pass its first members `N` times. A chain of them
+//! (`v.get("a")?.get("b")`) passes the inner bytes once per level, since each value is
+//! skipped to its end before the next call walks it again. [`RawJson::at`] follows a
+//! whole path ([`Step`]s) in one walk: each byte at most once.
 
 use core::fmt;
 
 use crate::scan::{self, ScanError};
+
+mod path;
+
+pub use path::Step;
 
 /// The kind of a JSON value, read from its first byte.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

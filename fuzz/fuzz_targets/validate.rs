@@ -11,9 +11,11 @@
 //! (which read through the envelope's quick reader) against a reference reader
 //! (`envelope::fuzzing::quick_reader_agrees`, the unit tests' check), at three nesting
 //! limits. And every other walk of the build against the general one (on the fast
-//! build the word walk inline and out of line).
+//! build the word walk inline and out of line). And `RawJson::at` against the chain of
+//! `get` and `nth` calls on paths of one and two steps.
 #![no_main]
 
+use jsonrpc_slice::raw::Step;
 use jsonrpc_slice::scan::{validate, value_end, ScanError, ScanErrorKind};
 use jsonrpc_slice::{Kind, RawJson};
 use jsonrpc_slice_fuzz::{self as oracle, offset, Members};
@@ -101,4 +103,58 @@ fuzz_target!(|data: &[u8]| {
         }
         _ => {}
     }
+    paths_agree(v);
 });
+
+/// A step of a path, its key owned (decoded from the input).
+enum Owned {
+    Key(String),
+    Index(usize),
+}
+
+impl Owned {
+    fn step(&self) -> Step<'_> {
+        match self {
+            Owned::Key(k) => Step::Key(k),
+            Owned::Index(i) => Step::Index(*i),
+        }
+    }
+}
+
+/// The steps into `v` worth trying: the keys of its first 8 members (decoded) or the
+/// indices of its first 8 elements, one past the last, and a key no member has.
+fn steps(v: RawJson<'_>) -> Vec<Owned> {
+    let mut steps: Vec<Owned> = v
+        .members()
+        .take(8)
+        .map(|(k, _)| Owned::Key(k.to_string()))
+        .collect();
+    steps.extend((0..=v.elements().take(8).count()).map(Owned::Index));
+    steps.push(Owned::Key("\u{0}absent".to_string()));
+    steps
+}
+
+/// `at` answers what the chain of `get` and `nth` calls answers (the same value, at the
+/// same place in the input), on paths of one and two steps from `v`.
+fn paths_agree(v: RawJson<'_>) {
+    let chain = |path: &[Step<'_>]| {
+        path.iter().try_fold(v, |v, step| match *step {
+            Step::Key(k) => v.get(k),
+            Step::Index(i) => v.nth(i),
+        })
+    };
+    let same = |a: Option<RawJson<'_>>, b: Option<RawJson<'_>>| match (a, b) {
+        (Some(a), Some(b)) => a.as_bytes().as_ptr() == b.as_bytes().as_ptr() && a == b,
+        (a, b) => a.is_none() && b.is_none(),
+    };
+    assert!(same(v.at(&[]), Some(v)), "the empty path");
+    for first in steps(v) {
+        let one = [first.step()];
+        assert!(same(v.at(&one), chain(&one)), "at one step");
+        let Some(inner) = chain(&one) else { continue };
+        for second in steps(inner) {
+            let two = [first.step(), second.step()];
+            assert!(same(v.at(&two), chain(&two)), "at two steps");
+        }
+    }
+}
