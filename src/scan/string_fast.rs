@@ -1,8 +1,9 @@
 //! The fast build's strings: a string's first plain run by `simd`, the rest 64 bytes
 //! at a time ([`string_blocks`]), the last bytes 16 at a time ([`string_chunks`]),
 //! then the general loop of `string.rs`; non-ASCII runs checked whole
-//! ([`simd::is_utf8`]), `\u` escapes read as one word ([`hex4_word`]). The unit tests
-//! pin each to the general rules of `string.rs`.
+//! ([`simd::is_utf8`]), `\u` escapes read as one word ([`hex4_word`]); and a validated
+//! string's end for the trusted skip ([`trusted_string_end`]). The unit tests pin each
+//! to the general rules of `string.rs`.
 
 use crate::scan::string::{escape, hex4_digits, one_letter, string_rest, utf8_sequence, LETTERS};
 use crate::scan::{byte_at, fail, ScanError, ScanErrorKind};
@@ -78,6 +79,48 @@ pub(crate) fn string_blocks(b: &[u8], mut i: usize) -> Result<usize, ScanError> 
     }
     // An escaped first byte: from its backslash.
     string_chunks(b, i - carry as usize)
+}
+
+/// The offset after the closing quote of the string whose opening quote is at `i`, in
+/// JSON validated already (`skip_trusted`): the first quote no escape covers, found
+/// with the block loop's classes and [`escaped_bytes`], without checking the escapes or
+/// the UTF-8 again. A string's first plain run as [`string`] reads it (keys, short
+/// values), the rest [`trusted_string_blocks`]. On valid input it ends where [`string`]
+/// ends (the unit tests pin the two); on any input, at or before the end of `b`.
+#[inline(always)]
+pub(crate) fn trusted_string_end(b: &[u8], i: usize) -> usize {
+    let end = simd::plain_ascii_end(b, i + 1);
+    if byte_at(b, end) == b'"' {
+        return end + 1;
+    }
+    trusted_string_blocks(b, end)
+}
+
+/// [`trusted_string_end`] from `i` inside the string, a byte no escape covers: 64
+/// bytes at a time, and the last bytes as one block padded with zeros (which are
+/// neither quotes nor backslashes). `b.len()` when no quote ends the string.
+#[inline(never)]
+fn trusted_string_blocks(b: &[u8], i: usize) -> usize {
+    let mut carry = 0;
+    let mut rest = b.get(i..).unwrap_or(&[]);
+    while let Some((bytes, after)) = rest.split_first_chunk::<64>() {
+        let block = simd::string_classes(bytes);
+        let quotes = block.quote & !escaped_bytes(block.backslash, &mut carry);
+        if quotes != 0 {
+            return b.len() - rest.len() + quotes.trailing_zeros() as usize + 1;
+        }
+        rest = after;
+    }
+    let mut last = [0u8; 64];
+    if let Some(head) = last.get_mut(..rest.len()) {
+        head.copy_from_slice(rest);
+    }
+    let block = simd::string_classes(&last);
+    let quotes = block.quote & !escaped_bytes(block.backslash, &mut carry);
+    if quotes != 0 {
+        return b.len() - rest.len() + quotes.trailing_zeros() as usize + 1;
+    }
+    b.len()
 }
 
 /// The bytes of a 64-byte block that an escape covers (bit `k` for byte `k`): those
@@ -571,6 +614,59 @@ mod tests {
                 let cut = next() as usize % s.len();
                 agree(&s[..cut], i.min(cut));
                 checked += 2;
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
+    }
+
+    /// The trusted string end is the validator's ([`string`]) wherever the validator
+    /// accepts a string, from every offset: the pieces at every offset of the first
+    /// blocks, backslash runs of every length up to 130 across the 64-byte edges, and
+    /// strings ending in the last bytes of the input; on anything else it ends within the
+    /// input.
+    #[test]
+    fn trusted_string_end_is_the_validators() {
+        let mut inputs: Vec<Vec<u8>> = Vec::new();
+        for piece in PIECES {
+            for pad in 0..=134 {
+                let mut s: Vec<u8> = std::vec![b'"'];
+                s.extend(std::iter::repeat(b'a').take(pad));
+                s.extend_from_slice(piece);
+                s.extend_from_slice(b"bc\\n\"");
+                inputs.push(s.clone());
+                s.extend_from_slice(b",\"x\\\"\"");
+                inputs.push(s);
+            }
+        }
+        for run in 0..=130 {
+            for pad in [0, 1, 30, 55, 60, 61, 62, 63, 64, 65, 120, 126, 127, 128] {
+                for after in [&b"\""[..], b"n\"", b"\"x\"", b"u00e9\""] {
+                    let mut s: Vec<u8> = std::vec![b'"'];
+                    s.extend(std::iter::repeat(b'x').take(pad));
+                    s.extend(std::iter::repeat(b'\\').take(run));
+                    s.extend_from_slice(after);
+                    inputs.push(s.clone());
+                    s.extend_from_slice(&[b' '; 40]);
+                    inputs.push(s);
+                }
+            }
+        }
+        let mut checked = 0;
+        for s in &inputs {
+            for i in 0..s.len() {
+                let got = trusted_string_end(s, i);
+                match string(s, i) {
+                    Ok(end) => {
+                        assert_eq!(
+                            got,
+                            end,
+                            "{:?} from {i}",
+                            std::string::String::from_utf8_lossy(s)
+                        );
+                        checked += 1;
+                    }
+                    Err(_) => assert!(got <= s.len(), "{s:?} from {i}"),
+                }
             }
         }
         assert!(checked > 100_000, "{checked}");
