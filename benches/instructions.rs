@@ -23,6 +23,8 @@
 //! - `parse-mixed`: the same with non-ASCII text: [`MIXED`] (French with accents, then
 //!   Japanese and Chinese; 2- and 3-byte UTF-8, no escape) repeated, cut at a character
 //!   boundary and filled up to the size with `.`.
+//! - `parse-source`: the same with source-like text: [`SOURCE`] (Rust-like lines with
+//!   `\n` and `\"` escapes among raw é, €, 東京) repeated whole, to at least the size.
 //! - `write-ascii`: `ResultWriter::str` of the plain ASCII string into a buffer (a
 //!   bare writer, `ResultWriter::new`: the string as a JSON value, no envelope).
 //! - `write-escaped`: the same with every 8th byte a newline (`abcdefg\n` repeated),
@@ -54,6 +56,11 @@ use jsonrpc_slice::{Limits, ResultWriter};
 /// characters of 2 bytes (16 bytes), 25 of 3 bytes (75 bytes), and 33 ASCII bytes.
 pub const MIXED: &str =
     "Déjà l'été: où sont les élèves français? 東京都の天気は晴れ、気温は二十度です。北京欢迎你。";
+
+/// The source-like text of `parse-source`, as JSON string content: lines of Rust-like
+/// code and comments with `\n` and `\"` escapes (and one `\\`) among raw non-ASCII
+/// (é, ü, €, 東京), as code and prose are: 223 bytes, 14 escapes, 28 non-ASCII bytes.
+pub const SOURCE: &str = r#"    // Café menu: prices in € for the 東京 branch.\n    let name = \"crème brûlée\";\n    println!(\"{name}: {price} €\\n\");\n    assert_eq!(city, \"東京\", \"über\");\n    if total > 0 { return Ok(total); }\n"#;
 
 /// Counted by callgrind: everything under this function, nothing else.
 #[inline(never)]
@@ -116,8 +123,13 @@ fn per_byte(what: &str, bytes: usize) -> (Vec<u8>, Job, u64) {
         (text.into_bytes(), job, want.len() as u64)
     };
     match what {
-        "parse-ascii" | "parse-mixed" => {
-            let text = repeat_to(if what == "parse-ascii" { ASCII } else { MIXED }, bytes);
+        "parse-ascii" | "parse-mixed" | "parse-source" => {
+            let text = match what {
+                "parse-ascii" => repeat_to(ASCII, bytes),
+                "parse-mixed" => repeat_to(MIXED, bytes),
+                // Whole lines (a cut could split an escape): at least `bytes`.
+                _ => SOURCE.repeat(bytes.div_ceil(SOURCE.len())),
+            };
             let msg = request(&text);
             // method "log" (3), an id, params `["…"]` (the string and 4 bytes).
             let want = ((3u64) << 40) + (1 << 32) + (text.len() as u64 + 4);

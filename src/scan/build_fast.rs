@@ -11,7 +11,7 @@ mod words;
 use super::{byte_at, number, skip_ws_run};
 
 pub(crate) use super::value::key_colon;
-pub(crate) use string_fast::{hex4, non_ascii, string};
+pub(crate) use string_fast::{hex4, non_ascii, string, trusted_string_end};
 #[cfg(any(test, fuzzing))]
 pub(crate) use words::other_walks;
 pub(crate) use words::{array, value};
