@@ -1,8 +1,7 @@
 //! The fast build's strings: a string's first plain run by `simd`, the rest 64 bytes
 //! at a time ([`string_blocks`]), the last bytes 16 at a time ([`string_chunks`]),
 //! then the general loop of `string.rs`; non-ASCII runs checked whole
-//! ([`simd::is_utf8`]), and after a run that ends at an escape the rest of the string
-//! at once ([`string_blocks_checked`]), `\u` escapes read as one word ([`hex4_word`]); and a validated
+//! ([`simd::is_utf8`]), `\u` escapes read as one word ([`hex4_word`]); and a validated
 //! string's end for the trusted skip ([`trusted_string_end`]). The unit tests pin each
 //! to the general rules of `string.rs`.
 
@@ -34,30 +33,7 @@ pub(crate) fn string(b: &[u8], i: usize) -> Result<usize, ScanError> {
 /// left go to [`string_chunks`]; the unit tests pin this to [`string_rest`]. Also where
 /// the fast build's word walk goes on after a string's first plain run.
 #[inline(never)]
-pub(crate) fn string_blocks(b: &[u8], i: usize) -> Result<usize, ScanError> {
-    blocks::<false>(b, i, 0)
-}
-
-/// [`string_blocks`] once the rest of the string, from `i` to `utf8_until` (its end as
-/// the trusted skip finds it), has been checked as UTF-8 at once: UTF-8 as a whole is
-/// UTF-8 between its ASCII bytes (escapes, the quote), so its non-ASCII bytes are not
-/// stops ([`simd::non_ascii_bits`]). `utf8_until` is 0 when the check failed: then each
-/// run is checked, and the error named, by [`non_ascii`], and the string is not
-/// checked whole again.
-#[inline(never)]
-fn string_blocks_checked(b: &[u8], i: usize, utf8_until: usize) -> Result<usize, ScanError> {
-    blocks::<true>(b, i, utf8_until)
-}
-
-/// The block loop of [`string_blocks`] (`CHECKED` false: after the first non-ASCII run
-/// that ends at an escape, the rest of the string is checked as UTF-8 at once and
-/// [`string_blocks_checked`] goes on) and of [`string_blocks_checked`].
-#[inline(always)]
-fn blocks<const CHECKED: bool>(
-    b: &[u8],
-    mut i: usize,
-    utf8_until: usize,
-) -> Result<usize, ScanError> {
+pub(crate) fn string_blocks(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
     // 1 when the byte at `i` is escaped (the block before ended in an odd run of
     // backslashes).
     let mut carry = 0;
@@ -67,15 +43,7 @@ fn blocks<const CHECKED: bool>(
         while let Some((bytes, after)) = rest.split_first_chunk::<64>() {
             let block = simd::string_classes(bytes);
             let escaped = escaped_bytes(block.backslash, &mut carry);
-            let mut other = block.control_or_non_ascii;
-            if CHECKED && other != 0 {
-                let checked = match utf8_until.saturating_sub(b.len() - rest.len()) {
-                    n @ 0..=63 => (1u64 << n) - 1,
-                    _ => !0,
-                };
-                other &= !(simd::non_ascii_bits(bytes) & checked);
-            }
-            let stops = (block.quote | other) & !escaped;
+            let stops = (block.quote | block.control_or_non_ascii) & !escaped;
             // Every bit below the first stop (all of them when there is none).
             let before = (stops & stops.wrapping_neg()).wrapping_sub(1);
             let mut letters = escaped & before & !(block.quote | block.backslash);
@@ -99,14 +67,6 @@ fn blocks<const CHECKED: bool>(
                     0x80..=0xFF => {
                         i = non_ascii(b, at)?;
                         carry = 0;
-                        // A run up to an escape: the text mixes the two (code, prose),
-                        // so the rest is checked at once. A run up to the quote (plain
-                        // text) was one check already.
-                        if !CHECKED && byte_at(b, i) == b'\\' {
-                            let end = trusted_string_blocks(b, i);
-                            let utf8 = simd::is_utf8(b.get(i..end).unwrap_or(&[]));
-                            return string_blocks_checked(b, i, if utf8 { end } else { 0 });
-                        }
                         continue 'from;
                     }
                     _ => return Err(fail(ScanErrorKind::ControlCharacter, at)),
@@ -657,50 +617,6 @@ mod tests {
             }
         }
         assert!(checked > 100_000, "{checked}");
-    }
-
-    /// A non-ASCII run up to an escape sends the rest of the string to one UTF-8 check
-    /// ([`string_blocks_checked`]): ends and errors are the general loop's with the rest
-    /// valid, or broken (bad UTF-8, a control character, a bad escape) at many places
-    /// across the block edges, from the start and cut at every length near the end.
-    #[test]
-    fn checked_rest_agrees_with_the_general_loop() {
-        let bad: [&[u8]; 8] = [
-            b"",
-            b"\xc3",
-            b"\xc3(",
-            b"\xed\xa0\x80",
-            b"\xf0\x9f\x98",
-            b"\x01",
-            b"\\x",
-            b"\\ud83d",
-        ];
-        let mut checked = 0;
-        for pad in 0..70 {
-            for bad in bad {
-                for at in (0..160).step_by(9) {
-                    let mut rest = "東京 \\\" café\\n".as_bytes().repeat(8);
-                    let at = at.min(rest.len());
-                    rest.splice(at..at, bad.iter().copied());
-                    let mut s: Vec<u8> = std::vec![b'a'; pad];
-                    s.extend_from_slice("é\\n".as_bytes());
-                    s.extend(rest);
-                    s.push(b'"');
-                    let len = s.len();
-                    s.extend_from_slice(&[b'x'; 70]);
-                    for (b, i) in [(&s[..], 0), (&s[..], pad), (&s[..len - 3], 0)] {
-                        assert_eq!(
-                            string_blocks(b, i),
-                            string_rest::<false>(b, i),
-                            "{:?} from {i}",
-                            std::string::String::from_utf8_lossy(b)
-                        );
-                        checked += 1;
-                    }
-                }
-            }
-        }
-        assert!(checked > 10_000, "{checked}");
     }
 
     /// The trusted string end is the validator's ([`string`]) wherever the validator

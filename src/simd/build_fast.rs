@@ -46,15 +46,6 @@ pub(crate) fn string_classes(block: &[u8; 64]) -> super::StringClasses {
     body::string_classes(block)
 }
 
-/// The non-ASCII bytes of `block` (0x80 and above), as a mask (bit `k` for byte `k`):
-/// for the scanner's blocks whose UTF-8 is checked already, where only control
-/// characters still stop a string. SSE2 has 16 in one mask move; the NEON and SWAR
-/// builds use the scalar body.
-#[inline]
-pub(crate) fn non_ascii_bits(block: &[u8; 64]) -> u64 {
-    body::non_ascii_bits(block)
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;

@@ -56,19 +56,6 @@ pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
     Some(mask)
 }
 
-/// See `non_ascii_bits` (`build_fast.rs`).
-// The oracle of the tests; where the build has a wider body (SSE2) or its scanner
-// reads no blocks (the compact build), only they call it.
-#[cfg_attr(not(any(test, fuzzing)), allow(dead_code))]
-#[inline]
-pub(crate) fn non_ascii_bits(block: &[u8; 64]) -> u64 {
-    let mut mask = 0;
-    for (k, &c) in block.iter().enumerate() {
-        mask |= u64::from(c >= 0x80) << k;
-    }
-    mask
-}
-
 /// See `string_classes` (`build_fast.rs`).
 // The oracle of the tests and the fuzz target; where the build has a wider body (SSE2)
 // or its scanner reads no blocks (the compact build), only they call it.

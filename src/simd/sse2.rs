@@ -215,12 +215,6 @@ fn control_or_non_ascii_bits(block: &[u8; 64]) -> u64 {
     bits4(load4(block).map(control_or_non_ascii))
 }
 
-/// See [`super::non_ascii_bits`]: the top bit of each byte, one mask move for 16.
-#[inline(always)]
-pub(crate) fn non_ascii_bits(block: &[u8; 64]) -> u64 {
-    bits4(load4(block))
-}
-
 /// See [`super::string_classes`].
 #[inline(always)]
 pub(crate) fn string_classes(block: &[u8; 64]) -> super::StringClasses {

@@ -10,7 +10,7 @@ use super::scalar;
 // The SWAR build reads a string with escapes a byte at a time: the scalar body's
 // masks (used where this is the build's body).
 #[allow(unused_imports)]
-pub(crate) use super::scalar::{non_ascii_bits, plain_ascii_mask, string_classes};
+pub(crate) use super::scalar::{plain_ascii_mask, string_classes};
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = ONES * 0x80;
