@@ -88,6 +88,19 @@ pub(crate) fn plain_ascii_end(b: &[u8], i: usize) -> usize {
     body::plain_ascii_end(b, i)
 }
 
+/// A `u64` with each byte 1: `ONES * b` has each byte `b`.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// The top bit of each byte.
+const HIGH: u64 = ONES * 0x80;
+
+/// The top bit of each byte of `y` that is zero: exact for the lowest such byte; a
+/// byte above it may be flagged wrongly, where the subtraction's borrow reaches (the
+/// word routines read the lowest flag only).
+#[inline(always)]
+const fn zero_bytes(y: u64) -> u64 {
+    y.wrapping_sub(ONES) & !y & HIGH
+}
+
 /// The offset of the first `byte` in `b`, eight bytes at a time (the outbox's and the
 /// WebSocket session's message ends, searched in every pushed message).
 #[cfg_attr(
@@ -95,7 +108,6 @@ pub(crate) fn plain_ascii_end(b: &[u8], i: usize) -> usize {
     allow(dead_code)
 )]
 pub(crate) fn find_byte(b: &[u8], byte: u8) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
     let pattern = ONES * u64::from(byte);
     let mut words = b.chunks_exact(8);
     let mut at = 0;
@@ -103,9 +115,8 @@ pub(crate) fn find_byte(b: &[u8], byte: u8) -> Option<usize> {
         let Ok(word) = <[u8; 8]>::try_from(word) else {
             break;
         };
-        // Zero where `byte` is; the lowest flagged byte is exact (see `swar.rs`).
-        let y = u64::from_le_bytes(word) ^ pattern;
-        let found = y.wrapping_sub(ONES) & !y & (ONES * 0x80);
+        // Zero where `byte` is.
+        let found = zero_bytes(u64::from_le_bytes(word) ^ pattern);
         if found != 0 {
             return Some(at + found.trailing_zeros() as usize / 8);
         }

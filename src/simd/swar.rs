@@ -12,14 +12,7 @@ use super::scalar;
 #[allow(unused_imports)]
 pub(crate) use super::scalar::{plain_ascii_mask, string_classes};
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGH: u64 = ONES * 0x80;
-
-/// The top bit of each byte that is zero (exact for the lowest such byte).
-#[inline(always)]
-const fn zero_bytes(y: u64) -> u64 {
-    y.wrapping_sub(ONES) & !y & HIGH
-}
+use super::{zero_bytes, HIGH, ONES};
 
 /// The top bit of each byte that is `"`, `\` or below 0x20.
 #[inline(always)]
