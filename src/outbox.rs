@@ -177,9 +177,49 @@ impl<const N: usize> Outgoing for Outbox<N> {
     }
 }
 
+/// The messages of an outbox's queued bytes (each followed by `\n`), in order, empty
+/// ones skipped: what a transport that frames each message itself (the concurrent
+/// service's writer, a WebSocket's text messages) sends one by one.
+#[cfg(feature = "concurrent")]
+pub(crate) fn messages(queued: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = queued;
+    core::iter::from_fn(move || loop {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = crate::simd::find_byte(rest, b'\n').unwrap_or(rest.len());
+        let (message, after) = rest.split_at(end);
+        rest = after.get(1..).unwrap_or_default();
+        if !message.is_empty() {
+            return Some(message);
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `messages` hands out each `\n`-ended message of queued bytes in order, skips
+    /// empty ones (a blank line, a leading or a doubled `\n`), and takes an unended
+    /// last one whole.
+    #[test]
+    #[cfg(feature = "concurrent")]
+    fn messages_are_the_lines_that_are_not_empty() {
+        extern crate std;
+        use std::vec::Vec;
+        let cases: [(&[u8], &[&[u8]]); 6] = [
+            (b"", &[]),
+            (b"\n\n", &[]),
+            (b"{\"a\":1}\n", &[b"{\"a\":1}"]),
+            (b"a\n\nb\n", &[b"a", b"b"]),
+            (b"\na\nbb", &[b"a", b"bb"]),
+            (b"0123456789abcdef\nx\n", &[b"0123456789abcdef", b"x"]),
+        ];
+        for (queued, want) in cases {
+            assert_eq!(messages(queued).collect::<Vec<_>>(), want, "{queued:?}");
+        }
+    }
 
     #[test]
     fn messages_fit_whole_or_not_at_all() {

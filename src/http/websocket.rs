@@ -578,14 +578,7 @@ async fn pump<K, const N: usize>(member: &Member<K, N>, outbox: &LentOutbox<'_>,
             written.await;
             continue;
         }
-        let mut rest = spare.get(..len).unwrap_or_default();
-        while !rest.is_empty() {
-            let end = crate::simd::find_byte(rest, b'\n').unwrap_or(rest.len());
-            let (message, after) = rest.split_at(end);
-            rest = after.get(1..).unwrap_or_default();
-            if message.is_empty() {
-                continue;
-            }
+        for message in crate::outbox::messages(spare.get(..len).unwrap_or_default()) {
             let mut copy = writer(|room| {
                 let room = room
                     .get_mut(..message.len())

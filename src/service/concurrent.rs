@@ -739,14 +739,8 @@ impl<T> ConcurrentServer<T> {
                     let Some(queued) = hub.outbox.queued() else {
                         continue;
                     };
-                    let mut rest: &[u8] = &queued;
-                    while !rest.is_empty() {
-                        let end = crate::simd::find_byte(rest, b'\n').unwrap_or(rest.len());
-                        let (message, after) = rest.split_at(end);
-                        rest = after.get(1..).unwrap_or_default();
-                        if !message.is_empty() {
-                            send(hub, &io.framer, &mut **writer, message).await?;
-                        }
+                    for message in crate::outbox::messages(&queued) {
+                        send(hub, &io.framer, &mut **writer, message).await?;
                     }
                     drop(queued);
                     hub.unflushed.set(true);

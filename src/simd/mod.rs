@@ -101,12 +101,9 @@ const fn zero_bytes(y: u64) -> u64 {
     y.wrapping_sub(ONES) & !y & HIGH
 }
 
-/// The offset of the first `byte` in `b`, eight bytes at a time (the outbox's and the
-/// WebSocket session's message ends, searched in every pushed message).
-#[cfg_attr(
-    not(any(feature = "concurrent", feature = "websocket")),
-    allow(dead_code)
-)]
+/// The offset of the first `byte` in `b`, eight bytes at a time (the message ends of
+/// an outbox's queued bytes and of a WebSocket's replies, searched in every message).
+#[cfg_attr(not(feature = "concurrent"), allow(dead_code))]
 pub(crate) fn find_byte(b: &[u8], byte: u8) -> Option<usize> {
     let pattern = ONES * u64::from(byte);
     let mut words = b.chunks_exact(8);
