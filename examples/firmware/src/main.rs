@@ -20,7 +20,9 @@ mod board;
 
 #[cfg(not(feature = "echo-only"))]
 mod cell;
-#[cfg(not(feature = "echo-only"))]
+#[cfg(feature = "mcp")]
+mod mcp;
+#[cfg(not(any(feature = "echo-only", feature = "mcp")))]
 mod rpc;
 #[cfg(not(feature = "echo-only"))]
 mod stack;
@@ -33,7 +35,7 @@ use board::Serial;
 use board::{exit, Uart};
 
 /// The first message on the UART once it is up: a notification from the device.
-#[cfg_attr(feature = "echo-only", allow(dead_code))]
+#[cfg_attr(any(feature = "echo-only", feature = "mcp"), allow(dead_code))]
 const READY: &[u8] = br#"{"jsonrpc":"2.0","method":"ready"}"#;
 
 /// What every board's entry point calls once the runtime is set up.
@@ -41,8 +43,10 @@ fn start() -> ! {
     let uart = Uart::init();
     // The instruction counter is the board's, so the baseline starts it too.
     let clock = board::Clock::start();
-    #[cfg(not(feature = "echo-only"))]
+    #[cfg(not(any(feature = "echo-only", feature = "mcp")))]
     rpc::run(uart, clock);
+    #[cfg(feature = "mcp")]
+    mcp::run(uart, clock);
     #[cfg(feature = "echo-only")]
     echo(uart, clock);
 }

@@ -28,6 +28,12 @@ mod chip;
 #[cfg(feature = "lm3s6965")]
 mod systick;
 
+// The devices behind the MCP image's tools.
+#[cfg(feature = "mcp")]
+mod lm3s6965_io;
+#[cfg(feature = "mcp")]
+pub use lm3s6965_io::Io;
+
 pub use chip::{Clock, Uart};
 pub use family::exit;
 
