@@ -3,6 +3,10 @@
 #
 #   bash examples/firmware/budget.sh BOARD [--stats FILE]     (BOARD: lm3s6965,
 #                                                              microbit, sifive_e)
+#   bash examples/firmware/budget.sh lm3s6965 --mcp [--stats FILE]
+#                                            (the MCP image, `--features mcp`: the
+#                                            same limits but the codec share's, which
+#                                            is reported as the MCP share, unbudgeted)
 #
 # flash        .vector_table + .text + .rodata + .data of the release ELF
 #              (opt-level "s", LTO)                                     <= 24 KiB
@@ -33,9 +37,11 @@ BOARD="${1:-}"
 [ -n "$BOARD" ] && shift || { echo "usage: $0 BOARD [--stats FILE]" >&2; exit 2; }
 TARGET=$(board_target "$BOARD")
 STATS=""
+IMAGE=plain
 while [ $# -gt 0 ]; do
     case "$1" in
         --stats) STATS="$2"; shift 2 ;;
+        --mcp) IMAGE=mcp; shift ;;
         *) echo "usage: $0 BOARD [--stats FILE]" >&2; exit 2 ;;
     esac
 done
@@ -61,9 +67,14 @@ if [ ! -x "$SIZE" ]; then
 fi
 
 OUT=target/budget/$BOARD
+FEATURES=""
+if [ "$IMAGE" = mcp ]; then
+    OUT=$OUT-mcp
+    FEATURES=mcp
+fi
 mkdir -p "$OUT"
 cp "$(firmware_build "$BOARD" echo-only echo-only)" "$OUT/echo-only.elf"
-cp "$(firmware_build "$BOARD" plain)" "$OUT/firmware.elf"
+cp "$(firmware_build "$BOARD" "$IMAGE" $FEATURES)" "$OUT/firmware.elf"
 
 # Berkeley format: text (code + rodata + vector table), data, bss.
 sizes() { "$SIZE" -B "$1" | awk 'NR == 2 { print $1, $2, $3 }'; }
@@ -99,10 +110,15 @@ row() { # name measured limit key [note]
     fi
     printf '%-12s %7d B  %5.1f KiB   limit %5d B  %s%s\n' "$1" "$2" "$(echo "$2" | awk '{ printf "%.1f", $1 / 1024 }')" "$3" "$verdict" "${5:+  ($5)}"
 }
-echo "firmware budgets, $BOARD ($TARGET, opt-level \"s\", LTO):"
+echo "firmware budgets, $BOARD${FEATURES:+ --features $FEATURES} ($TARGET, opt-level \"s\", LTO):"
 row "flash" "$FLASH" "$FLASH_MAX" flash
-row "codec share" "$CODEC" "$CODEC_MAX" codec "$CODEC_NOTE"
-if [ "$CODEC" -gt $((8 * 1024)) ]; then
+if [ "$IMAGE" = mcp ]; then
+    printf '%-12s %7d B  %5.1f KiB   not budgeted (the MCP server and its tools on the codec)\n' \
+        "MCP share" "$CODEC" "$(echo "$CODEC" | awk '{ printf "%.1f", $1 / 1024 }')"
+else
+    row "codec share" "$CODEC" "$CODEC_MAX" codec "$CODEC_NOTE"
+fi
+if [ "$IMAGE" = plain ] && [ "$CODEC" -gt $((8 * 1024)) ]; then
     printf '%-12s %7d B over the issue'"'"'s 8 KiB\n' "" $((CODEC - 8 * 1024))
 fi
 row "static RAM" "$RAM" "$RAM_MAX" ram
@@ -114,8 +130,13 @@ fi
 printf '  (echo-only baseline: flash %d B, static RAM %d B; firmware: text %d, data %d, bss %d)\n' \
     "$ECHO_FLASH" "$((E_DATA + E_BSS))" "$TEXT" "$DATA" "$BSS"
 if [ -n "$INSTR" ] && [ "$INSTR" != "0" ]; then
-    printf '%-12s %7d instructions in Server::handle for the spec'"'"'s first subtract request (QEMU -icount)\n' \
-        "per message" "$INSTR"
+    if [ "$IMAGE" = mcp ]; then
+        printf '%-12s %7d instructions in Server::handle for a 2026-07-28 tools/call of set_led (QEMU -icount)\n' \
+            "per message" "$INSTR"
+    else
+        printf '%-12s %7d instructions in Server::handle for the spec'"'"'s first subtract request (QEMU -icount)\n' \
+            "per message" "$INSTR"
+    fi
 fi
 if [ "$FAIL" -ne 0 ]; then
     echo "budget: OVER BUDGET"
