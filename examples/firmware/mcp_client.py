@@ -257,6 +257,9 @@ def transcript(qemu, stats_out):
     r = ask(req(14, "tools/call", {"name": "read_sensor", "arguments": {"channel": "1"}}))
     check("read_sensor with channel \"1\": a result with isError (and resultType)",
           r["result"]["isError"] is True and r["result"]["resultType"] == "complete", r)
+    r = ask(req(15, "tools/call", {"name": "read_sensor", "arguments": {"channel": 2.0}}))
+    check("read_sensor with channel 2.0 (an integer to JSON Schema): channel 2",
+          r["result"]["isError"] is False and r["result"]["structuredContent"]["channel"] == 2, r)
     uart.send(b'{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"read_sensor",'
               b'"arguments":{"channel":1,"channel":2},"_meta":' + json.dumps(META).encode() + b"}}")
     r = uart.read()

@@ -80,7 +80,7 @@ pub struct Arg {
 /// The JSON types the tools' arguments take.
 #[derive(Copy, Clone, Debug)]
 pub enum Type {
-    /// An integer in `min..=max` (a number with a fraction or an exponent is not one).
+    /// An integer in `min..=max` (as JSON Schema counts them: `1.0` is one).
     Integer { min: i32, max: i32 },
     /// `true` or `false`, read as 1 or 0.
     Boolean,
@@ -128,8 +128,7 @@ fn read<'a, const N: usize>(
             }
             *seen = true;
             *slot = match arg.ty {
-                Type::Integer { min, max } => value
-                    .as_i64()
+                Type::Integer { min, max } => integer(value)
                     .filter(|v| (i64::from(min)..=i64::from(max)).contains(v))
                     .ok_or(BadArguments::Invalid(arg))?,
                 Type::Boolean => i64::from(value.as_bool().ok_or(BadArguments::Invalid(arg))?),
@@ -142,6 +141,68 @@ fn read<'a, const N: usize>(
         }
     }
     Ok(values)
+}
+
+/// Numbers beyond this size are out of every argument's bounds: [`integer`] need not
+/// say what they are.
+const HUGE: i64 = 1_000_000_000_000;
+
+/// The value of a number that is an integer as JSON Schema counts them, a zero
+/// fractional part (`2`, `2.0`, `20e-1`: `"type": "integer"` takes all three), if it
+/// is within ±[`HUGE`]; `None` for anything else. Decimal digits, no floats (a
+/// float parser would cost the firmware more than this whole function).
+fn integer(value: RawJson<'_>) -> Option<i64> {
+    if let Some(v) = value.as_i64() {
+        return Some(v);
+    }
+    if value.kind() != Kind::Number {
+        return None;
+    }
+    let b = value.as_bytes();
+    let (negative, b) = match b {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, b),
+    };
+    let e = b
+        .iter()
+        .position(|&c| c == b'e' || c == b'E')
+        .unwrap_or(b.len());
+    let (mantissa, exponent) = b.split_at(e);
+    // The exponent, saturated well past any digit count a 1 KiB line can hold.
+    let mut exp: i32 = 0;
+    for &c in exponent.iter().filter(|c| c.is_ascii_digit()) {
+        exp = (exp * 10 + i32::from(c - b'0')).min(100_000);
+    }
+    if exponent.contains(&b'-') {
+        exp = -exp;
+    }
+    let point = mantissa
+        .iter()
+        .position(|&c| c == b'.')
+        .unwrap_or(mantissa.len());
+    // Digits before `cut` are the integer part, those after must be zeros.
+    let cut = point as i32 + exp;
+    let (mut n, mut count) = (0i64, 0i32);
+    for &c in mantissa.iter().filter(|c| c.is_ascii_digit()) {
+        let d = i64::from(c - b'0');
+        if count < cut {
+            n = n * 10 + d;
+            if n > HUGE {
+                return None;
+            }
+        } else if d != 0 {
+            return None;
+        }
+        count += 1;
+    }
+    while n != 0 && count < cut {
+        n *= 10;
+        if n > HUGE {
+            return None;
+        }
+        count += 1;
+    }
+    Some(if negative { -n } else { n })
 }
 
 /// The ADC inputs the tools read (AIN0 to AIN3).
