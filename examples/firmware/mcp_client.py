@@ -294,6 +294,14 @@ def transcript(qemu, stats_out):
     check("a batch (removed from MCP in 2025-06-18): one -32600 with id null, nothing else",
           code(r) == -32600 and r.get("id") is None and probe.get("id") == 27, (r, probe))
 
+    # The largest reply with the longest id taken; one byte more is refused.
+    long_id = "i" * 62  # 64 bytes of JSON with its quotes
+    r = ask(req(long_id, "tools/list"))
+    check("tools/list with a 64-byte id (the longest taken): the whole list, the id echoed",
+          r.get("id") == long_id and len(r["result"]["tools"]) == 3, r)
+    r = ask(req(long_id + "i", "tools/list"))
+    check("a 65-byte id: -32600", code(r) == -32600, r)
+
     # 2025-11-25.
     r = ask({"jsonrpc": "2.0", "id": 30, "method": "initialize", "params": {"capabilities": {}}})
     check("initialize without protocolVersion: -32602", code(r) == -32602, r)

@@ -40,8 +40,12 @@ use tools::{BadArguments, ReadSensor, Sample, SetLed, Tool};
 
 /// The longest line taken, in bytes; a longer one gets `-32600`.
 const MAX_FRAME: usize = 1024;
-/// The reply buffer: the `tools/list` document and its envelope fit.
-const MAX_REPLY: usize = 1536;
+/// The longest id taken, in bytes (JSON text, quotes included); a longer one gets
+/// `-32600`. MCP's clients number their requests; 64 bytes hold a UUID string too.
+const MAX_ID: usize = 64;
+/// The reply buffer: the largest reply, the `tools/list` document, fits in its
+/// envelope (`{"jsonrpc":"2.0","result":` … `,"id":` … `}`) with the longest id.
+const MAX_REPLY: usize = tools::TOOLS_LIST.len() + 33 + MAX_ID;
 
 /// The receive and reply buffers, in one cell.
 struct Buffers {
@@ -70,7 +74,7 @@ pub struct Ctx {
 }
 
 /// MCP's methods, and the firmware's two test hooks. MCP has no batches since
-/// 2025-06-18: a batch is refused whole (`max_batch(0)`).
+/// 2025-06-18: a batch is refused whole (`max_batch(0)`). Ids up to [`MAX_ID`].
 static SERVER: Server<Ctx> = Server::new(method_table! {
     "initialize" => initialize,
     "ping" => ping,
@@ -80,7 +84,7 @@ static SERVER: Server<Ctx> = Server::new(method_table! {
     "stats" => stats,
     "shutdown" => shutdown,
 })
-.with_limits(Limits::DEFAULT.max_batch(0));
+.with_limits(Limits::DEFAULT.max_batch(0).max_id_len(MAX_ID));
 
 /// `-32022`: the request's protocol version is not served.
 const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
