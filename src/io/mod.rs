@@ -67,6 +67,11 @@ pub trait Stream<Via> {
     fn write_all(&mut self, bytes: &[u8]) -> Result<(), Self::WriteError>;
     /// Sends what was written.
     fn flush(&mut self) -> Result<(), Self::WriteError>;
+    /// `true` if a read failed only because its time ran out (a read timeout): the
+    /// client's loops then check their deadlines and read again.
+    fn timed_out(_: &Self::ReadError) -> bool {
+        false
+    }
 }
 
 /// An async byte stream (see [`Stream`]).
@@ -83,6 +88,10 @@ pub trait AsyncStream<Via> {
     async fn write_all(&mut self, bytes: &[u8]) -> Result<(), Self::WriteError>;
     /// Sends what was written.
     async fn flush(&mut self) -> Result<(), Self::WriteError>;
+    /// `true` if a read failed only because its time ran out (see [`Stream`]).
+    fn timed_out(_: &Self::ReadError) -> bool {
+        false
+    }
 }
 
 /// The blocking serve loop: send what there is, read, until done.
@@ -218,6 +227,9 @@ macro_rules! embedded_io_adapters {
             fn flush(&mut self) -> Result<(), T::Error> {
                 ::$io::Write::flush(self)
             }
+            fn timed_out(e: &T::Error) -> bool {
+                ::$io::Error::kind(e) == ::$io::ErrorKind::TimedOut
+            }
         }
 
         #[cfg(feature = $feature)]
@@ -233,6 +245,9 @@ macro_rules! embedded_io_adapters {
             fn flush(&mut self) -> Result<(), W::Error> {
                 ::$io::Write::flush(&mut self.1)
             }
+            fn timed_out(e: &R::Error) -> bool {
+                ::$io::Error::kind(e) == ::$io::ErrorKind::TimedOut
+            }
         }
 
         #[cfg(feature = $feature_async)]
@@ -247,6 +262,9 @@ macro_rules! embedded_io_adapters {
             }
             async fn flush(&mut self) -> Result<(), T::Error> {
                 ::$io_async::Write::flush(self).await
+            }
+            fn timed_out(e: &T::Error) -> bool {
+                ::$io_async::Error::kind(e) == ::$io_async::ErrorKind::TimedOut
             }
         }
 
@@ -264,6 +282,9 @@ macro_rules! embedded_io_adapters {
             }
             async fn flush(&mut self) -> Result<(), W::Error> {
                 ::$io_async::Write::flush(&mut self.1).await
+            }
+            fn timed_out(e: &R::Error) -> bool {
+                ::$io_async::Error::kind(e) == ::$io_async::ErrorKind::TimedOut
             }
         }
 

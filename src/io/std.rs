@@ -18,6 +18,15 @@ use crate::service::{ServeError, Service};
 #[derive(Debug)]
 pub enum Via {}
 
+/// A read that ran out of time (a read timeout: `WouldBlock` on Unix, `TimedOut` on
+/// Windows).
+fn timed_out(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
+}
+
 /// A read, retried when interrupted by a signal.
 fn read(reader: &mut (impl Read + ?Sized), buf: &mut [u8]) -> io::Result<usize> {
     loop {
@@ -40,6 +49,9 @@ impl<T: Read + Write + ?Sized> Stream<Via> for T {
     fn flush(&mut self) -> io::Result<()> {
         Write::flush(self)
     }
+    fn timed_out(e: &io::Error) -> bool {
+        timed_out(e)
+    }
 }
 
 impl<R: Read, W: Write> Stream<Via> for Split<R, W> {
@@ -53,6 +65,9 @@ impl<R: Read, W: Write> Stream<Via> for Split<R, W> {
     }
     fn flush(&mut self) -> io::Result<()> {
         self.1.flush()
+    }
+    fn timed_out(e: &io::Error) -> bool {
+        timed_out(e)
     }
 }
 

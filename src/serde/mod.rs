@@ -65,6 +65,7 @@
 //! the key or index as its `data`. A `DecodeError` returned from a handler with `?`
 //! instead is a static `-32602` (see [`DecodeError`]).
 
+mod client;
 mod de;
 mod error;
 mod raw;
