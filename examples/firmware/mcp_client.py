@@ -294,6 +294,9 @@ def transcript(qemu, stats_out):
     check("a batch (removed from MCP in 2025-06-18): one -32600 with id null, nothing else",
           code(r) == -32600 and r.get("id") is None and probe.get("id") == 27, (r, probe))
 
+    r = ask(req(None, "tools/list"))
+    check("a request with id null (MCP: never null): -32600", code(r) == -32600 and r.get("id") is None, r)
+
     # The largest reply with the longest id taken; one byte more is refused.
     long_id = "i" * 62  # 64 bytes of JSON with its quotes
     r = ask(req(long_id, "tools/list"))

@@ -26,11 +26,12 @@ mod tools;
 
 use core::fmt;
 
+use jsonrpc_slice::dispatch::{CallHook, CallInfo};
 use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::frame::{malformed_frame_reply, oversized_frame_reply, FeedResult};
 use jsonrpc_slice::raw::Step::Key;
 use jsonrpc_slice::{
-    method_table, Kind, Limits, Params, RawJson, RawStr, ResultWriter, RpcError, Server,
+    method_table, IdKind, Kind, Limits, Params, RawJson, RawStr, ResultWriter, RpcError, Server,
 };
 
 use crate::board::{Clock, Io, Serial, Uart};
@@ -74,7 +75,8 @@ pub struct Ctx {
 }
 
 /// MCP's methods, and the firmware's two test hooks. MCP has no batches since
-/// 2025-06-18: a batch is refused whole (`max_batch(0)`). Ids up to [`MAX_ID`].
+/// 2025-06-18: a batch is refused whole (`max_batch(0)`). Ids up to [`MAX_ID`], and
+/// never `null` (the hook).
 static SERVER: Server<Ctx> = Server::new(method_table! {
     "initialize" => initialize,
     "ping" => ping,
@@ -84,7 +86,23 @@ static SERVER: Server<Ctx> = Server::new(method_table! {
     "stats" => stats,
     "shutdown" => shutdown,
 })
-.with_limits(Limits::DEFAULT.max_batch(0).max_id_len(MAX_ID));
+.with_limits(Limits::DEFAULT.max_batch(0).max_id_len(MAX_ID))
+.with_hook(CallHook {
+    before: refuse_null_id,
+    after: |_, _, _| {},
+});
+
+/// MCP's request ids are strings or numbers, never `null` (both revisions): such a
+/// request is `-32600`, before its handler runs.
+fn refuse_null_id(call: &CallInfo<'_>) -> Result<(), RpcError<'static>> {
+    match call.id.is_some_and(|id| id.kind() == IdKind::Null) {
+        true => Err(RpcError::new(
+            -32600,
+            "Invalid Request: an MCP request id is a string or a number, not null",
+        )),
+        false => Ok(()),
+    }
+}
 
 /// `-32022`: the request's protocol version is not served.
 const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
