@@ -75,7 +75,7 @@ printf '| message | bytes | jsonrpc-slice instructions | per byte | no std: inst
 printf '|---|---:|---:|---:|---:|---:|---:|\n'
 N=50
 for stem in 05 08 11 12; do
-    file=$(ls ../shared/corpus/bench/"$stem"_*.json benches/messages/"$stem"_*.json 2>/dev/null)
+    file=$(ls ../shared/corpus/bench/"$stem"_*.json benches/messages/"$stem"_*.json 2>/dev/null || true)
     bytes=$(stat -c %s "$file")
     c=$(count measured_loop jsonrpc-slice "$stem" "$N")
     d=$(EXE=$exe_no_std count measured_loop jsonrpc-slice "$stem" "$N")

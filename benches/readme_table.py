@@ -11,4 +11,4 @@ for r in rows:
     k=r['message'][:2] if r['message']!='reply' else 'reply'
     base=[float(r[b]) for b in ['serde_json','sonic-rs','jsonrpsee-types','simd-json']]
     s=float(r['jsonrpc-slice'])
-    print(f"| {labels[k]} | {f(r['bytes'])} | **{f(s)}** | {f(r['jsonrpc-slice no std'])} | "+' | '.join(f(b) for b in base)+f" | {min(base)/s:.1f}× |")
+    print(f"| {labels[k]} | {f(r['bytes'])} | **{f(s)}** | {f(r['jsonrpc-slice no std'])} | "+' | '.join(f(b) for b in base)+f" | {min(base)/s:{'.2f' if min(base)/s < 1.1 else '.1f'}}× |")
