@@ -2,9 +2,12 @@
 # build of the `instructions` bench and the callgrind count.
 #
 # After `parse_build_option` has taken `--target-cpu CPU` out of the arguments and
-# `build_instructions` has run: `$exe` is the bench, `$build` says how it was built, and
-# `count FUNCTION ARGS...` prints the instructions counted inside FUNCTION divided by
-# `$N`, two decimals.
+# `build_instructions` has run: `$exe` is the bench, `$exe_no_std` the same bench on the
+# crate's `no_std` build (the bench package without its default `std` feature: the
+# crate with its default features alone, `core::str::from_utf8` for UTF-8 where `std`
+# has simdutf8), `$build` says how they were built, and `count FUNCTION ARGS...` prints
+# the instructions counted inside FUNCTION divided by `$N`, two decimals (`EXE=...
+# count` counts another executable, `$exe_no_std`).
 
 TARGET_CPU=""
 
@@ -24,6 +27,10 @@ build_instructions() {
         sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
     [ -x "$exe" ] || { echo "could not build the instructions bench" >&2; exit 1; }
     "$exe" check >/dev/null
+    exe_no_std=$(env "${env[@]}" cargo bench -p jsonrpc-slice-benches --no-default-features --bench instructions --no-run --message-format=json 2>/dev/null |
+        sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
+    [ -x "$exe_no_std" ] || { echo "could not build the instructions bench without std" >&2; exit 1; }
+    [ "$exe_no_std" != "$exe" ] || { echo "the build without std is the build with it" >&2; exit 1; }
 }
 
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
@@ -36,7 +43,7 @@ count() {
     local fn="$1"; shift
     local out="$tmp/cg.$$.$RANDOM"
     valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect="*$fn*" \
-        "$exe" "$@" >/dev/null 2>"$out.log" || { cat "$out.log" >&2; exit 1; }
+        "${EXE:-$exe}" "$@" >/dev/null 2>"$out.log" || { cat "$out.log" >&2; exit 1; }
     local total
     total=$(sed -n 's/^summary: *//p; s/^totals: *//p' "$out" | head -n 1)
     awk -v t="$total" -v n="$N" 'BEGIN { printf "%.2f", t / n }'

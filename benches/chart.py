@@ -77,7 +77,8 @@ def main(src, dst, caption):
             )
             text = f"{counts[imp]:,.0f}"
             if imp == "jsonrpc-slice":
-                text += f"  ({best / counts[imp]:.1f}× below best)"
+                r = best / counts[imp]
+                text += f"  ({r:.1f}× below best)" if r >= 1.1 else f"  ({1 / r:.2f}× the best)"
             out.append(
                 f'<text x="{x_of(share) + 4:.1f}" y="{y + bar_h - 1.5}" font-size="9" '
                 f'fill="#333">{text}</text>'

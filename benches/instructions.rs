@@ -8,6 +8,7 @@
 //! instructions reply <implementation> <N>             message 01 answered end to end
 //! instructions per-byte <job> <bytes> <N>             a scaling job (below), N times
 //! instructions check                                  all implementations agree (what `cargo bench` runs)
+//! instructions messages                               writes bench messages 11 and 12 (`common/text.rs`)
 //! ```
 //!
 //! The reply job (every implementation): parse message 01
@@ -204,6 +205,14 @@ fn per_byte(what: &str, bytes: usize) -> (Vec<u8>, Job, u64) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    if args == ["messages"] {
+        // Before reading them: the files may not be there yet.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("messages");
+        for (name, text) in common::text::generated_messages() {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        return;
+    }
     let msgs = messages();
     let one = |stem: &str| {
         msgs.iter()
@@ -239,6 +248,7 @@ fn main() {
         }
         // `cargo bench` runs every bench target: check, and say how to get the table.
         _ => {
+            common::check_generated();
             common::check_agreement(&msgs);
             println!(
                 "instructions: all {} implementations agree on the {} messages; \

@@ -21,6 +21,11 @@
 # params, write {"jsonrpc":"2.0","result":19,"id":1} into a reused buffer
 # (jsonrpc-slice: `Server::handle`).
 #
+# Beside jsonrpc-slice's count, the same job on the crate's `no_std` build (the bench
+# package built without its `std` feature: `core::str::from_utf8` for UTF-8 where `std`
+# has simdutf8); the ratio and the target are the `std` build's. In the CSV that column
+# comes after `target`, so that the chart's columns stay the implementations.
+#
 # The target of every row is one third of the best baseline measured in the same run
 # (the issue's goal: at most a third of the best baseline, simd-json included). Earlier
 # versions of this script printed a fixed target, a third of the issue's first
@@ -43,20 +48,20 @@ build_instructions
 impls=(jsonrpc-slice serde_json sonic-rs jsonrpsee-types simd-json)
 baselines=("${impls[@]:1}")
 
-# The ten bench messages, by file name: the shared corpus's eight and benches/messages/'s two.
+# The twelve bench messages, by file name: the shared corpus's eight and benches/messages/'s four.
 files=$(for f in ../shared/corpus/bench/*.json benches/messages/*.json; do
     echo "$(basename "$f") $f"
 done | sort | cut -d' ' -f2)
 
 echo "Instructions per message (callgrind, N=$N, $(rustc --version | cut -d' ' -f1-2), $build)."
 echo
-printf '| message | bytes |'
-printf ' %s |' "${impls[@]}"
+printf '| message | bytes | jsonrpc-slice | jsonrpc-slice, no std |'
+printf ' %s |' "${baselines[@]}"
 printf ' best baseline ÷ jsonrpc-slice | target (best ÷ 3) | met |\n'
-printf '|---|---:|'
+printf '|---|---:|---:|'
 printf -- '---:|%.0s' "${impls[@]}"
 printf -- '---:|---:|:---:|\n'
-[ -z "$CSV" ] || echo "message,bytes,$(IFS=,; echo "${impls[*]}"),target" >"$CSV"
+[ -z "$CSV" ] || echo "message,bytes,$(IFS=,; echo "${impls[*]}"),target,jsonrpc-slice no std" >"$CSV"
 
 # fmt X: X rounded, thousands grouped with commas (whatever the locale has).
 fmt() {
@@ -67,33 +72,35 @@ fmt() {
     }'
 }
 
-row() { # row NAME BYTES SLICE BASELINE...
-    local name="$1" bytes="$2" slice="$3"; shift 3
+row() { # row NAME BYTES SLICE SLICE_NO_STD BASELINE...
+    local name="$1" bytes="$2" slice="$3" no_std="$4"; shift 4
     local best target ratio met
     best=$(printf '%s\n' "$@" | sort -g | head -n 1)
     target=$(awk -v b="$best" 'BEGIN { printf "%.2f", b / 3 }')
     # Two decimals near 1, so that a row a baseline wins does not read 1.0×.
     ratio=$(awk -v b="$best" -v s="$slice" 'BEGIN { r = b / s; printf (r < 1.1 ? "%.2f×" : "%.1f×"), r }')
     met=$(awk -v s="$slice" -v t="$target" 'BEGIN { print (s <= t) ? "yes" : "**no**" }')
-    printf '| %s | %s | %s |' "$name" "$(fmt "$bytes")" "$(fmt "$slice")"
+    printf '| %s | %s | %s | %s |' "$name" "$(fmt "$bytes")" "$(fmt "$slice")" "$(fmt "$no_std")"
     local c
     for c in "$@"; do printf ' %s |' "$(fmt "$c")"; done
     printf ' %s | ≤ %s | %s |\n' "$ratio" "$(fmt "$target")" "$met"
-    [ -z "$CSV" ] || echo "$name,$bytes,$slice,$(IFS=,; echo "$*"),$target" >>"$CSV"
+    [ -z "$CSV" ] || echo "$name,$bytes,$slice,$(IFS=,; echo "$*"),$target,$no_std" >>"$CSV"
 }
 
 for file in $files; do
     stem=$(basename "$file" .json)
     bytes=$(stat -c %s "$file")
-    counts=()
-    for imp in "${impls[@]}"; do
+    counts=("$(count measured_loop jsonrpc-slice "$stem" "$N")")
+    counts+=("$(EXE=$exe_no_std count measured_loop jsonrpc-slice "$stem" "$N")")
+    for imp in "${baselines[@]}"; do
         counts+=("$(count measured_loop "$imp" "$stem" "$N")")
     done
     row "$stem" "$bytes" "${counts[@]}"
 done
 
-counts=()
-for imp in "${impls[@]}"; do
+counts=("$(count measured_reply reply jsonrpc-slice "$N")")
+counts+=("$(EXE=$exe_no_std count measured_reply reply jsonrpc-slice "$N")")
+for imp in "${baselines[@]}"; do
     counts+=("$(count measured_reply reply "$imp" "$N")")
 done
 row "reply" "61" "${counts[@]}"

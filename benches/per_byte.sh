@@ -21,8 +21,13 @@
 #   path-at        the same string as an LSP didChange's text, reached by `at` (one walk)
 #   path-chain     the same, reached by `get("contentChanges")`, `nth(0)`, `get("text")`
 #
-# Then messages 05 and 08 of the table: jsonrpc-slice's instructions per message divided
-# by the message's size. Beside each, the issue's target where it names one.
+# Then messages 05, 08, 11 and 12 of the table: jsonrpc-slice's instructions per message
+# divided by the message's size. Beside each, the issue's target where it names one.
+#
+# Every figure twice: on the `std` build and on the `no_std` one (the bench package
+# without its `std` feature: the crate's default features alone, whose UTF-8 check is
+# `core::str::from_utf8` where `std` has simdutf8; benches/callgrind.sh builds both).
+# The size columns are the `std` build's.
 # `--target-cpu x86-64-v3` builds as benches/instructions.sh does (target/v3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,12 +44,12 @@ build_instructions
 
 sizes=(1024 16384 262144 1048576)
 declare -A target=([parse-ascii]="—" [parse-mixed]="≤ 4" [parse-source]="≤ 2.5" [write-ascii]="≤ 2" [write-escaped]="—"
-    [parse-items]="—" [skip-items]="—" [parse-escaped]="—" [skip-escaped]="—" [path-at]="—" [path-chain]="—" [05]="≤ 2" [08]="≤ 3.5")
+    [parse-items]="—" [skip-items]="—" [parse-escaped]="—" [skip-escaped]="—" [path-at]="—" [path-chain]="—" [05]="≤ 2" [08]="≤ 3.5" [11]="—" [12]="—")
 
 echo "Instructions per byte (callgrind, $(rustc --version | cut -d' ' -f1-2), $build)."
 echo
-printf '| job | 1 KiB | 16 KiB | 256 KiB | 1 MiB | per byte, slope 256 KiB → 1 MiB | target |\n'
-printf '|---|---:|---:|---:|---:|---:|---:|\n'
+printf '| job | 1 KiB | 16 KiB | 256 KiB | 1 MiB | per byte, slope 256 KiB → 1 MiB | no std: slope | target |\n'
+printf '|---|---:|---:|---:|---:|---:|---:|---:|\n'
 for job in parse-ascii parse-mixed parse-source write-ascii write-escaped parse-items skip-items parse-escaped skip-escaped path-at path-chain; do
     per_call=()
     cells=""
@@ -57,18 +62,24 @@ for job in parse-ascii parse-mixed parse-source write-ascii write-escaped parse-
     done
     slope=$(awk -v a="${per_call[2]}" -v b="${per_call[3]}" -v sa="${sizes[2]}" -v sb="${sizes[3]}" \
         'BEGIN { printf "%.3f", (b - a) / (sb - sa) }')
-    printf '| %s |%s **%s** | %s |\n' "$job" "$cells" "$slope" "${target[$job]}"
+    a=$(N=$(( 4194304 / sizes[2] )) EXE=$exe_no_std count measured_loop per-byte "$job" "${sizes[2]}" "$(( 4194304 / sizes[2] ))")
+    b=$(N=$(( 4194304 / sizes[3] )) EXE=$exe_no_std count measured_loop per-byte "$job" "${sizes[3]}" "$(( 4194304 / sizes[3] ))")
+    no_std=$(awk -v a="$a" -v b="$b" -v sa="${sizes[2]}" -v sb="${sizes[3]}" \
+        'BEGIN { printf "%.3f", (b - a) / (sb - sa) }')
+    printf '| %s |%s **%s** | %s | %s |\n' "$job" "$cells" "$slope" "$no_std" "${target[$job]}"
 done
 echo
 echo "(The size columns: instructions per call divided by the string's size, fixed costs included.)"
 echo
-printf '| message | bytes | jsonrpc-slice instructions | per byte | target |\n'
-printf '|---|---:|---:|---:|---:|\n'
+printf '| message | bytes | jsonrpc-slice instructions | per byte | no std: instructions | per byte | target |\n'
+printf '|---|---:|---:|---:|---:|---:|---:|\n'
 N=50
-for stem in 05 08; do
-    file=$(ls ../shared/corpus/bench/"$stem"_*.json)
+for stem in 05 08 11 12; do
+    file=$(ls ../shared/corpus/bench/"$stem"_*.json benches/messages/"$stem"_*.json 2>/dev/null || true)
     bytes=$(stat -c %s "$file")
     c=$(count measured_loop jsonrpc-slice "$stem" "$N")
-    printf '| %s | %s | %.0f | **%s** | %s |\n' "$(basename "$file" .json)" "$bytes" "$c" \
-        "$(awk -v c="$c" -v b="$bytes" 'BEGIN { printf "%.3f", c / b }')" "${target[$stem]}"
+    d=$(EXE=$exe_no_std count measured_loop jsonrpc-slice "$stem" "$N")
+    printf '| %s | %s | %.0f | **%s** | %.0f | %s | %s |\n' "$(basename "$file" .json)" "$bytes" "$c" \
+        "$(awk -v c="$c" -v b="$bytes" 'BEGIN { printf "%.3f", c / b }')" "$d" \
+        "$(awk -v c="$d" -v b="$bytes" 'BEGIN { printf "%.3f", c / b }')" "${target[$stem]}"
 done

@@ -30,12 +30,16 @@
 //! (`LentSlots`, `LentOutbox`: 8 MiB buffers cannot be built as one value). The open
 //! documents are this server's own storage: `didOpen` allocates the uri, the text and
 //! its line starts, `didChange` reuses the text's and the line starts' buffers (they
-//! reallocate only when the text outgrows them), `didClose` frees them. Nothing else
-//! allocates per message (`tests/lsp_server.rs` counts).
+//! reallocate only when the text outgrows them, as does the one buffer texts are
+//! decoded in), `didClose` frees them. Nothing else allocates per message
+//! (`tests/lsp_server.rs` counts).
 //!
 //! Time: the documents are indexed by uri and keep where each of their lines starts,
 //! so a hover costs the length of its line, not of its document or of the number of
-//! documents open.
+//! documents open. A document's text is reached with one walk (`Params::at`) and
+//! decoded once: past the codec's own check, the handlers pass over it once to decode
+//! it and once to copy it, then read it for lines and `TODO`s
+//! (`benches/replay.rs` runs a session through them).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -49,13 +53,12 @@ use embassy_futures::select::{select, Either};
 use jsonrpc_slice::error::code;
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::outbox::LentOutbox;
+use jsonrpc_slice::raw::Step::{Index, Key};
 use jsonrpc_slice::service::concurrent::{
     Call, Cancellation, ConcurrentServer, LentSlots, Read, Write,
 };
 use jsonrpc_slice::service::ServeError;
-use jsonrpc_slice::{
-    async_method_table, AsyncMethods, Params, RawJson, RawStr, ResultWriter, RpcError,
-};
+use jsonrpc_slice::{async_method_table, AsyncMethods, Params, RawStr, ResultWriter, RpcError};
 
 /// The largest frame (a `didOpen` of an 8 MiB file), and the largest reply (a hover
 /// on a word as long as that file).
@@ -137,6 +140,9 @@ struct State {
     /// as the longest uri opened (a uri never decodes longer than it is sent), so a
     /// longer one is no open document's.
     key: Vec<u8>,
+    /// Where a received text is decoded before it is copied into its document: one
+    /// buffer, as long as the longest text sent.
+    text: Vec<u8>,
 }
 
 impl State {
@@ -186,15 +192,15 @@ impl Signal {
 
 /// An open document.
 #[derive(Default)]
-struct Doc {
-    text: String,
+pub(crate) struct Doc {
+    pub(crate) text: String,
     /// The byte offset where each line of `text` starts (the first is 0).
-    lines: Vec<usize>,
+    pub(crate) lines: Vec<usize>,
 }
 
 impl Doc {
     /// Line `n` of the text, without its end, or `None` past the last line.
-    fn line(&self, n: usize) -> Option<&str> {
+    pub(crate) fn line(&self, n: usize) -> Option<&str> {
         let rest = self.text.get(*self.lines.get(n)?..)?;
         Some(rest.find(['\r', '\n']).map_or(rest, |end| &rest[..end]))
     }
@@ -281,16 +287,22 @@ async fn release<'p>(call: &mut Ctx<'_>, _: Params<'p>, _: &mut ResultWriter<'_>
     Ok(())
 }
 
-/// The string member `key` of `v`.
-fn string<'p>(v: Option<RawJson<'p>>, key: &str) -> Result<RawStr<'p>, RpcError<'p>> {
-    v.and_then(|v| v.get(key)?.as_str())
+/// The string at `path` in the params, reached in one walk: only the members before
+/// each step are passed over, and a long text once, where a chain of `get`s would pass
+/// it once per level.
+fn string_at<'p>(
+    p: &Params<'p>,
+    path: &[jsonrpc_slice::raw::Step<'_>],
+) -> Result<RawStr<'p>, RpcError<'p>> {
+    p.at(path)
+        .and_then(|v| v.as_str())
         .ok_or(RpcError::invalid_params())
 }
 
 async fn did_open<'p>(call: &mut Ctx<'_>, p: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
     let (uri, text) = (
-        string(p.get("textDocument"), "uri")?,
-        string(p.get("textDocument"), "text")?,
+        string_at(&p, &[Key("textDocument"), Key("uri")])?,
+        string_at(&p, &[Key("textDocument"), Key("text")])?,
     );
     {
         let mut state = call.state().state.borrow_mut();
@@ -316,10 +328,10 @@ async fn did_open<'p>(call: &mut Ctx<'_>, p: Params<'p>, _: &mut ResultWriter<'_
 
 async fn did_change<'p>(call: &mut Ctx<'_>, p: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
     call.state().state.borrow().ready()?;
-    let uri = string(p.get("textDocument"), "uri")?;
-    // Full sync: each change is the whole text; the last one wins.
-    let last = p.get("contentChanges").and_then(|c| c.elements().last());
-    let text = string(last, "text")?;
+    let uri = string_at(&p, &[Key("textDocument"), Key("uri")])?;
+    // Full sync: the change a client sends is the whole text, in one walk. (A client
+    // that sent several full texts in one message would have the first one kept.)
+    let text = string_at(&p, &[Key("contentChanges"), Index(0), Key("text")])?;
     let open = update(&mut call.state().state.borrow_mut(), uri, text)?;
     if open {
         publish(call, uri).await;
@@ -328,7 +340,7 @@ async fn did_change<'p>(call: &mut Ctx<'_>, p: Params<'p>, _: &mut ResultWriter<
 }
 
 async fn did_close<'p>(call: &mut Ctx<'_>, p: Params<'p>, _: &mut ResultWriter<'_>) -> Reply<'p> {
-    let uri = string(p.get("textDocument"), "uri")?;
+    let uri = string_at(&p, &[Key("textDocument"), Key("uri")])?;
     {
         let mut state = call.state().state.borrow_mut();
         let lsp = &mut *state;
@@ -341,20 +353,22 @@ async fn did_close<'p>(call: &mut Ctx<'_>, p: Params<'p>, _: &mut ResultWriter<'
     Ok(())
 }
 
-/// Decodes `text` into the open document `uri`'s buffer; `false` if it is not open.
+/// Decodes `text` into the open document `uri`'s text; `false` if it is not open.
 fn update<'p>(lsp: &mut State, uri: RawStr<'p>, text: RawStr<'p>) -> Result<bool, RpcError<'p>> {
     let Some(doc) = decoded(&mut lsp.key, uri).and_then(|key| lsp.docs.get_mut(key)) else {
         return Ok(false); // Not open: ignored.
     };
-    let mut buf = std::mem::take(&mut doc.text).into_bytes();
-    // Decoded, a JSON string is never longer than as sent.
-    buf.resize(text.as_raw().len(), 0);
-    let len = text
-        .unescape_into(&mut buf)
-        .map(str::len)
+    // Decoded, a JSON string is never longer than as sent. Into a buffer of its own and
+    // then copied: `unescape_into` hands out the decoded `&str`, and turning the
+    // document's bytes into its `String` would check the UTF-8 again.
+    if lsp.text.len() < text.as_raw().len() {
+        lsp.text.resize(text.as_raw().len(), 0);
+    }
+    let decoded = text
+        .unescape_into(&mut lsp.text)
         .ok_or(RpcError::invalid_params())?;
-    buf.truncate(len);
-    doc.text = String::from_utf8(buf).map_err(|_| RpcError::invalid_params())?;
+    doc.text.clear();
+    doc.text.push_str(decoded);
     line_starts(&doc.text, &mut doc.lines);
     Ok(true)
 }
@@ -375,13 +389,13 @@ async fn publish(call: &Ctx<'_>, uri: RawStr<'_>) {
                     docs, key, utf8, ..
                 } = &mut *state;
                 let doc = decoded(key, uri).and_then(|key| docs.get(key));
-                let text = doc.map_or("", |doc| doc.text.as_str());
+                let (text, starts) = doc.map_or(("", &[][..]), |doc| (&doc.text, &doc.lines));
                 p.begin_object()?;
                 p.key("uri")?;
                 p.display(uri)?;
                 p.key("diagnostics")?;
                 p.begin_array()?;
-                for (line, col) in todos(text, *utf8).take(limit) {
+                for (line, col) in todos(text, starts, *utf8).take(limit) {
                     p.begin_object()?;
                     p.key("range")?;
                     range(p, line, col, col + 4)?;
@@ -430,33 +444,20 @@ fn range(
     out.end()
 }
 
-/// The lines of `text`: LSP ends a line at `\n`, `\r\n` or `\r`.
-fn lines(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = Some(text);
-    std::iter::from_fn(move || {
-        let t = rest?;
-        let Some(end) = t.find(['\r', '\n']) else {
-            rest = None;
-            return Some(t);
-        };
-        let next = if t[end..].starts_with("\r\n") {
-            end + 2
-        } else {
-            end + 1
-        };
-        rest = Some(&t[next..]);
-        Some(&t[..end])
-    })
-}
-
-/// Where each line of `text` starts, into `starts` (its buffer reused): the lines of
-/// [`lines`].
-fn line_starts(text: &str, starts: &mut Vec<usize>) {
+/// Where each line of `text` starts, into `starts` (its buffer reused). LSP ends a
+/// line at `\n`, `\r\n` or `\r`.
+pub(crate) fn line_starts(text: &str, starts: &mut Vec<usize>) {
     starts.clear();
     starts.push(0);
+    let bytes = text.as_bytes();
+    if !bytes.contains(&b'\r') {
+        // Most texts end their lines with `\n` alone: each found by `memchr` (what
+        // `match_indices` with a `char` runs), not by a test of every byte.
+        starts.extend(text.match_indices('\n').map(|(at, _)| at + 1));
+        return;
+    }
     // Byte by byte: a line end is ASCII, never inside a character, and searching for
     // a `[char; 2]` pattern decodes every character first.
-    let bytes = text.as_bytes();
     for (at, &b) in bytes.iter().enumerate() {
         let end = match b {
             b'\n' => true,
@@ -470,7 +471,7 @@ fn line_starts(text: &str, starts: &mut Vec<usize>) {
 }
 
 /// The length of `s` in the negotiated encoding: bytes, or UTF-16 code units.
-fn width(s: &str, utf8: bool) -> usize {
+pub(crate) fn width(s: &str, utf8: bool) -> usize {
     if utf8 {
         s.len()
     } else {
@@ -478,31 +479,61 @@ fn width(s: &str, utf8: bool) -> usize {
     }
 }
 
-/// Where each `TODO` of `text` starts: its line, and its column (counted from the
-/// previous `TODO` of the line, so that a long line is read once).
-fn todos(text: &str, utf8: bool) -> impl Iterator<Item = (usize, usize)> + '_ {
-    lines(text).enumerate().flat_map(move |(n, line)| {
-        let (mut byte, mut col) = (0, 0);
-        line.match_indices("TODO").map(move |(at, _)| {
-            col += width(&line[byte..at], utf8);
-            byte = at;
-            (n, col)
-        })
+/// Where each `TODO` of `text` starts: its line, and its column. `starts` are where
+/// the text's lines start ([`line_starts`]). One search over the whole text (a `TODO`
+/// never holds a line end); each column counted from the previous `TODO` of its line
+/// or from the line's start, so that a long line is read once.
+pub(crate) fn todos<'t>(
+    text: &'t str,
+    starts: &'t [usize],
+    utf8: bool,
+) -> impl Iterator<Item = (usize, usize)> + 't {
+    let (mut line, mut byte, mut col) = (0, 0, 0);
+    text.match_indices("TODO").map(move |(at, _)| {
+        // The line holding `at`: the last start at or before it (the starts and the
+        // matches both ascend, so the search goes on from the line before).
+        let holding = line + starts[line..].partition_point(|&s| s <= at) - 1;
+        if holding != line {
+            (line, byte, col) = (holding, starts[holding], 0);
+        }
+        col += width(&text[byte..at], utf8);
+        byte = at;
+        (line, col)
     })
 }
 
-fn is_word(c: char) -> bool {
+pub(crate) fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
+}
+
+/// Where the word at column `character` of `line` starts and ends (bytes), if the
+/// character there is a word's: the run of word characters around it.
+pub(crate) fn word_at(line: &str, character: usize, utf8: bool) -> Option<(usize, usize)> {
+    let mut col = 0;
+    let on = line.char_indices().find(|&(_, c)| {
+        col += width(c.encode_utf8(&mut [0; 4]), utf8);
+        col > character
+    });
+    let (at, _) = on.filter(|&(_, c)| is_word(c))?;
+    let before = line[..at]
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| is_word(c));
+    let start = before.last().map_or(at, |(i, _)| i);
+    let end = line[at..]
+        .find(|c| !is_word(c))
+        .map_or(line.len(), |i| at + i);
+    Some((start, end))
 }
 
 async fn hover<'p>(call: &mut Ctx<'_>, p: Params<'p>, out: &mut ResultWriter<'_>) -> Reply<'p> {
     let mut state = call.state().state.borrow_mut();
     let lsp = &mut *state;
     lsp.ready()?;
-    let uri = string(p.get("textDocument"), "uri")?;
+    let uri = string_at(&p, &[Key("textDocument"), Key("uri")])?;
     let position = |key| {
-        p.get("position")
-            .and_then(|v| v.get(key)?.as_u64())
+        p.at(&[Key("position"), Key(key)])
+            .and_then(|v| v.as_u64())
             .ok_or(RpcError::invalid_params())
     };
     let (line, character) = (position("line")? as usize, position("character")? as usize);
@@ -517,22 +548,9 @@ async fn hover<'p>(call: &mut Ctx<'_>, p: Params<'p>, out: &mut ResultWriter<'_>
     let Some(text) = doc.line(line) else {
         return Ok(());
     };
-    let mut col = 0;
-    let on = text.char_indices().find(|&(_, c)| {
-        col += width(c.encode_utf8(&mut [0; 4]), utf8);
-        col > character
-    });
-    let Some((at, _)) = on.filter(|&(_, c)| is_word(c)) else {
+    let Some((start, end)) = word_at(text, character, utf8) else {
         return Ok(());
     };
-    let before = text[..at]
-        .char_indices()
-        .rev()
-        .take_while(|&(_, c)| is_word(c));
-    let start = before.last().map_or(at, |(i, _)| i);
-    let end = text[at..]
-        .find(|c| !is_word(c))
-        .map_or(text.len(), |i| at + i);
     let word = &text[start..end];
     out.begin_object()?;
     out.key("contents")?;
@@ -576,6 +594,7 @@ pub(crate) async fn run<R: Read, W: Write>(
             exit: None,
             docs: HashMap::new(),
             key: Vec::new(),
+            text: Vec::new(),
         }),
         released: Signal::default(),
         exited: Signal::default(),

@@ -444,3 +444,53 @@ fn over_tokio_streams_a_hover_is_answered() {
         );
     });
 }
+
+/// The `TODO`s of a text as the lines read them one by one: LSP's line ends (`\n`,
+/// `\r\n`, `\r`), and each `TODO`'s column in the line, in the width asked for.
+fn todos_line_by_line(text: &str, utf8: bool) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    for n in 0.. {
+        let end = rest.find(['\r', '\n']).unwrap_or(rest.len());
+        let line = &rest[..end];
+        for (at, _) in line.match_indices("TODO") {
+            found.push((n, lsp::width(&line[..at], utf8)));
+        }
+        if end == rest.len() {
+            break;
+        }
+        rest = &rest[end
+            + if rest[end..].starts_with("\r\n") {
+                2
+            } else {
+                1
+            }..];
+    }
+    found
+}
+
+#[test]
+fn todos_are_found_where_the_lines_put_them() {
+    // Texts of fragments in a pseudo-random order: every line end, `TODO`s side by
+    // side and at either end of a line, 2- to 4-byte characters before them.
+    let parts = [
+        "TODO", "TODOTODO", "\n", "\r\n", "\r", "\r\r\n", "é", "東京", "😀", "abc ", " ", "TOD",
+        "ODO", "\n\n",
+    ];
+    let mut seed = 7u64;
+    for case in 0..2000 {
+        let mut text = String::new();
+        for _ in 0..case % 40 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.push_str(parts[(seed >> 33) as usize % parts.len()]);
+        }
+        let mut starts = Vec::new();
+        lsp::line_starts(&text, &mut starts);
+        for utf8 in [false, true] {
+            let found: Vec<_> = lsp::todos(&text, &starts, utf8).collect();
+            assert_eq!(found, todos_line_by_line(&text, utf8), "{text:?}");
+        }
+    }
+}
