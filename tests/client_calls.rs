@@ -735,3 +735,56 @@ fn a_batch_over_a_newline_stream() {
         assert_eq!(conn.client().take(&chain), Some(Ok("0x539")));
     });
 }
+
+#[test]
+fn a_bounded_queue_keeps_notifications_beside_the_replies() {
+    use jsonrpc_slice::client::Notifications;
+    none(|| {
+        let mut client: Client<2, 64> = Client::new();
+        let mut queue: Notifications<2, 40> = Notifications::new();
+        let mut out = [0u8; 64];
+        let (call, _) = client.request::<u64>(&mut out, "m", ()).unwrap();
+        let mut others = 0;
+        for message in [
+            &br#"{"jsonrpc":"2.0","method":"a","params":{"k":"\u00e9"}}"#[..],
+            br#"{"jsonrpc":"2.0","result":7,"id":1}"#,
+            br#"{"jsonrpc":"2.0","method":"b"}"#,
+            // A third: the queue holds two.
+            br#"{"jsonrpc":"2.0","method":"c"}"#,
+        ] {
+            client.receive(message, 0, |i| match i {
+                Incoming::Notification(n) => {
+                    queue.push(&n);
+                }
+                _ => others += 1,
+            });
+        }
+        assert_eq!(others, 0);
+        assert_eq!(client.take(&call), Some(Ok(7)));
+        assert_eq!((queue.len(), queue.dropped()), (2, 1));
+        let a = queue.front().unwrap();
+        assert!(a.method.eq_str("a"));
+        assert!(a
+            .params
+            .unwrap()
+            .get("k")
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .eq_str("é"));
+        queue.pop();
+        let b = queue.front().unwrap();
+        assert!(b.method.eq_str("b") && b.params.is_none());
+        queue.pop();
+        assert!(queue.is_empty() && queue.front().is_none());
+        queue.pop();
+        // Room again; one too large for the bytes is dropped.
+        let big = br#"{"jsonrpc":"2.0","method":"big","params":["0123456789012345678901234567890123456789"]}"#;
+        client.receive(big, 0, |i| {
+            if let Incoming::Notification(n) = i {
+                assert!(!queue.push(&n));
+            }
+        });
+        assert_eq!((queue.len(), queue.dropped()), (0, 2));
+    });
+}
