@@ -788,3 +788,31 @@ fn a_bounded_queue_keeps_notifications_beside_the_replies() {
         assert_eq!((queue.len(), queue.dropped()), (0, 2));
     });
 }
+
+#[test]
+fn a_deadline_passed_before_the_wait_still_sends_its_cancellation() {
+    use jsonrpc_slice::io::std as std_io;
+    none(|| {
+        let clock = Cell::new(0u64);
+        let mut script = Script::new(&[], &clock);
+        let mut framer = LineAccumulator::<128>::new();
+        let (mut input, mut output) = ([0u8; 16], [0u8; 128]);
+        let mut conn: Connection<'_, _, _, 2, 64> =
+            Connection::new(&mut framer, &mut input, &mut output, || clock.get())
+                .with_cancel(Cancel::LSP);
+        let call = Call::new("m").deadline(5);
+        let handle = conn
+            .send::<u64, std_io::Via, _>(&mut script, call, ())
+            .unwrap();
+        clock.set(10);
+        conn.wait::<_, std_io::Via, _>(&mut script, &handle)
+            .unwrap();
+        assert_eq!(conn.client().take(&handle), Some(Err(CallError::TimedOut)));
+        assert!(!conn.is_ended(), "nothing was read");
+        assert_eq!(
+            std::str::from_utf8(script.sent()).unwrap(),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":1}\n\
+             {\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":1}}\n"
+        );
+    });
+}

@@ -226,10 +226,12 @@ impl<'b, F: Framer + ?Sized, C: Clock, const N: usize, const B: usize, G>
         C::Instant: Copy + Ord,
     {
         loop {
+            // Settled first: what expires now has its cancellation sent before return.
+            let settled = self.settled(handle);
             if self.cancellations(io)? {
                 io.flush().map_err(ConnectionError::Write)?;
             }
-            if self.settled(handle) {
+            if settled {
                 return Ok(());
             }
             match io.read(self.input) {
@@ -309,6 +311,8 @@ impl<'b, F: Framer + ?Sized, C: Clock, const N: usize, const B: usize, G>
         C::Instant: Copy + Ord,
     {
         loop {
+            // As in `wait`: settled first.
+            let settled = self.settled(handle);
             let mut sent = false;
             while let Some(msg) = self.client.next_cancellation(self.output) {
                 // A cancellation that does not fit is not sent: it is a courtesy.
@@ -320,7 +324,7 @@ impl<'b, F: Framer + ?Sized, C: Clock, const N: usize, const B: usize, G>
             if sent {
                 io.flush().await.map_err(ConnectionError::Write)?;
             }
-            if self.settled(handle) {
+            if settled {
                 return Ok(());
             }
             match io.read(self.input).await {
