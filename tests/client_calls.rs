@@ -816,3 +816,56 @@ fn a_deadline_passed_before_the_wait_still_sends_its_cancellation() {
         );
     });
 }
+
+#[test]
+fn a_subscription_is_read_without_a_call_waiting() {
+    use jsonrpc_slice::client::Notifications;
+    use jsonrpc_slice::io::{embedded_io, std as std_io};
+    none(|| {
+        let events = b"{\"jsonrpc\":\"2.0\",\"method\":\"eth_subscription\",\"params\":{\"result\":1}}\n\
+                       {\"jsonrpc\":\"2.0\",\"method\":\"eth_subscription\",\"params\":{\"result\":2}}\n";
+        let mut queue: Notifications<4, 256> = Notifications::new();
+        let mut push = |i: Incoming<'_>| {
+            if let Incoming::Notification(n) = i {
+                queue.push(&n);
+            }
+        };
+        let mut framer = LineAccumulator::<128>::new();
+        let (mut input, mut output) = ([0u8; 40], [0u8; 64]);
+        let mut conn: Connection<'_, _, _, 2, 64> =
+            Connection::new(&mut framer, &mut input, &mut output, || 0u64).on_incoming(&mut push);
+        let mut sent = [0u8; 8];
+        let mut writer: &mut [u8] = &mut sent;
+        let mut io = Split(&events[..], &mut writer);
+        let mut reads = 0;
+        while conn.read_once::<std_io::Via, _>(&mut io).unwrap() {
+            reads += 1;
+        }
+        assert!(reads >= 2, "the events came in pieces of 40 bytes");
+        assert!(!conn.read_once::<std_io::Via, _>(&mut io).unwrap(), "ended");
+        // The async twin over embedded-io: the same, from the start.
+        let mut framer = LineAccumulator::<128>::new();
+        let (mut input, mut output) = ([0u8; 40], [0u8; 64]);
+        let mut count = 0;
+        let mut counter =
+            |i: Incoming<'_>| count += usize::from(matches!(i, Incoming::Notification(_)));
+        let mut conn: Connection<'_, _, _, 2, 64> =
+            Connection::new(&mut framer, &mut input, &mut output, || 0u64)
+                .on_incoming(&mut counter);
+        let mut reader = &events[..];
+        let mut sink = [0u8; 8];
+        let mut writer: &mut [u8] = &mut sink;
+        let mut io = Split(&mut reader, &mut writer);
+        while block_on(conn.read_once_async::<embedded_io::Via, _>(&mut io)).unwrap() {}
+        assert_eq!(count, 2);
+        queue_check(&queue);
+    });
+}
+
+/// The two events, in order.
+fn queue_check<const N: usize, const B: usize>(queue: &jsonrpc_slice::client::Notifications<N, B>) {
+    assert_eq!(queue.len(), 2);
+    let first = queue.front().unwrap();
+    assert!(first.method.eq_str("eth_subscription"));
+    assert_eq!(first.params.unwrap().as_bytes(), br#"{"result":1}"#);
+}
