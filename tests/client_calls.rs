@@ -869,3 +869,43 @@ fn queue_check<const N: usize, const B: usize>(queue: &jsonrpc_slice::client::No
     assert!(first.method.eq_str("eth_subscription"));
     assert_eq!(first.params.unwrap().as_bytes(), br#"{"result":1}"#);
 }
+
+#[test]
+fn an_exchange_resolves_all_its_calls() {
+    none(|| {
+        let mut client: Client<4, 256> = Client::new();
+        let mut out = [0u8; 256];
+        // A batch whose body is one error with a null id (the server could not read
+        // it): every call gets that error.
+        let mut batch = client.batch(&mut out);
+        let a = batch.call::<u64>("a", ()).unwrap();
+        let b = batch.call::<u64>("b", ()).unwrap();
+        batch.finish().unwrap();
+        let (other, _) = client.request::<u64>(&mut out, "other", ()).unwrap();
+        let body =
+            br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+        let mut seen = Seen::default();
+        assert_eq!(client.receive_exchange(body, 0, &a, |i| seen.note(i)), 2);
+        assert_eq!(seen, Seen::default());
+        for h in [a, b] {
+            let Some(Err(CallError::Rpc(e))) = client.take(&h) else {
+                panic!("not the server's error")
+            };
+            assert_eq!(e.code, -32700);
+        }
+        assert_eq!(client.status(&other), Status::Waiting, "another exchange");
+        // A single call's body that answers another id: the call gets no reply.
+        let body = br#"{"jsonrpc":"2.0","result":1,"id":99}"#;
+        assert_eq!(
+            client.receive_exchange(body, 0, &other, |i| seen.note(i)),
+            0
+        );
+        assert_eq!(seen.unknown, 1);
+        assert_eq!(client.take(&other), Some(Err(CallError::NoReply)));
+        // And the plain case: its reply.
+        let (one, _) = client.request::<u64>(&mut out, "one", ()).unwrap();
+        let body = br#"{"jsonrpc":"2.0","result":5,"id":4}"#;
+        assert_eq!(client.receive_exchange(body, 0, &one, |_| {}), 1);
+        assert_eq!(client.take(&one), Some(Ok(5)));
+    });
+}
