@@ -102,7 +102,13 @@ pub(crate) struct AddArgs {
 #[allow(dead_code)]
 pub(crate) struct AddResult {
     /// `a + b` (beyond 64 bits when it must be).
+    #[schemars(schema_with = "any_integer")]
     sum: i128,
+}
+
+/// An integer of any size (JSON Schema has no `int128` format).
+fn any_integer(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "integer"})
 }
 
 /// `echo`'s arguments.
@@ -207,6 +213,19 @@ pub(crate) fn tools() -> Value {
              "Tests elicitation with default values per SEP-1034", none()),
         tool("test_elicitation_sep1330_enums",
              "Tests elicitation with enum schema improvements per SEP-1330", none()),
+        tool("test_logging_tool",
+             "Logs at info only when the request's _meta asks for a log level (2026-07-28)", none()),
+        tool("test_missing_capability", "Needs the client's sampling capability", none()),
+        tool("test_streaming_elicitation", "Asks the client (elicitation) by an input_required result",
+             none()),
+        tool("test_input_required_result_elicitation", "MRTR: one elicitation", none()),
+        tool("test_input_required_result_sampling", "MRTR: one sampling request", none()),
+        tool("test_input_required_result_list_roots", "MRTR: the client's roots", none()),
+        tool("test_input_required_result_request_state", "MRTR: with requestState", none()),
+        tool("test_input_required_result_multiple_inputs", "MRTR: three requests at once", none()),
+        tool("test_input_required_result_multi_round", "MRTR: two rounds", none()),
+        tool("test_input_required_result_tampered_state", "MRTR: a signed requestState", none()),
+        tool("test_input_required_result_capabilities", "MRTR: only what the client declared", none()),
         tool("json_schema_2020_12_tool",
              "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)",
              schema_2020_12()),
@@ -245,13 +264,9 @@ fn prompts() -> Value {
          "arguments": [arg("resourceUri", "URI of the resource to embed")]},
         {"name": "test_prompt_with_image", "title": "Prompt With Image",
          "description": "A prompt that includes image content"},
+        {"name": "test_input_required_result_prompt", "title": "Prompt Needing Input",
+         "description": "Asks the client for context first (2026-07-28)"},
     ]})
-}
-
-/// The server's capabilities.
-fn capabilities() -> Value {
-    json!({"tools": {"listChanged": false}, "resources": {"subscribe": true, "listChanged": false},
-           "prompts": {"listChanged": false}, "logging": {}, "completions": {}})
 }
 
 fn server_info() -> Value {
@@ -335,7 +350,9 @@ impl Docs {
         supported.push(STATELESS);
         let discover = json!({
             "supportedVersions": supported,
-            "capabilities": capabilities(),
+            // 2026-07-28: no `logging/setLevel` (a request's `_meta` asks for its logs)
+            // and no resource subscriptions here.
+            "capabilities": {"tools": {}, "resources": {}, "prompts": {}, "completions": {}},
             "instructions": "A demonstration server of jsonrpc-slice: arithmetic, echo, a countdown with progress, and MCP's conformance fixtures.",
             "_meta": {"io.modelcontextprotocol/serverInfo": server_info()},
             "resultType": "complete", "ttlMs": 300_000, "cacheScope": "public",
@@ -463,6 +480,28 @@ fn rules<'p>(
     }
 }
 
+/// The methods 2026-07-28 has (the others, `initialize`, `ping`, `logging/setLevel`,
+/// `resources/subscribe`..., were removed: `-32601`, over HTTP with `404`).
+const METHODS_2026: [&str; 9] = [
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+];
+
+/// [`rules`] for a method 2026-07-28 removed: `-32601` for a stateless request.
+fn handshake_only<'p>(p: &Params<'p>, out: &mut ResultWriter<'_>) -> Result<Rev, RpcError<'p>> {
+    match rules(p, false, out)? {
+        Rev::Stateless => Err(RpcError::method_not_found()),
+        rev => Ok(rev),
+    }
+}
+
 /// Ends a result object: with `"resultType":"complete"` under 2026-07-28.
 fn close(out: &mut ResultWriter<'_>, rev: Rev) -> Result<(), WriteError> {
     if rev == Rev::Stateless {
@@ -477,6 +516,7 @@ async fn initialize<'p>(
     p: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
+    handshake_only(&p, out)?;
     let asked = p.get("protocolVersion").and_then(|v| v.as_str());
     let known = VERSIONS.iter().find(|v| asked.is_some_and(|a| a.eq_str(v)));
     out.begin_object()?;
@@ -501,7 +541,7 @@ async fn ping<'p>(
     p: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
-    let rev = rules(&p, false, out)?;
+    let rev = handshake_only(&p, out)?;
     out.begin_object()?;
     Ok(close(out, rev)?)
 }
@@ -512,7 +552,7 @@ async fn empty<'p>(
     p: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
-    let rev = rules(&p, false, out)?;
+    let rev = handshake_only(&p, out)?;
     out.begin_object()?;
     Ok(close(out, rev)?)
 }
@@ -681,10 +721,30 @@ async fn prompts_get<'p>(
             out.end()
         }
     };
+    let context = mrtr::text_of(&p, "user_context", "context");
+    if name.eq_str("test_input_required_result_prompt") {
+        match (rev, &context) {
+            (Rev::Legacy, _) => {
+                return Err(RpcError::new(
+                    code::INVALID_PARAMS,
+                    "Invalid params: this prompt needs 2026-07-28",
+                ));
+            }
+            // The input this prompt needs first.
+            (Rev::Stateless, None) => return Ok(mrtr::ask(out, &[&mrtr::CONTEXT], None)?),
+            (Rev::Stateless, Some(_)) => {}
+        }
+    }
     out.begin_object()?;
     out.key("messages")?;
     out.begin_array()?;
-    if name.eq_str("test_simple_prompt") {
+    if let Some(context) = context.filter(|_| name.eq_str("test_input_required_result_prompt")) {
+        user(out, &|out: &mut ResultWriter<'_>| {
+            item(out, "text", |o| {
+                o.display(format_args!("Prompt with context: {}", context.as_str()))
+            })
+        })?;
+    } else if name.eq_str("test_simple_prompt") {
         user(out, &text("This is a simple prompt for testing."))?;
     } else if name.eq_str("test_prompt_with_arguments") {
         let (Some(a1), Some(a2)) = (arg("arg1"), arg("arg2")) else {
@@ -753,7 +813,7 @@ async fn set_level<'p>(
     p: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
-    let rev = rules(&p, false, out)?;
+    let rev = handshake_only(&p, out)?;
     let level = p.get("level").and_then(|l| l.as_str());
     let level = level.and_then(|l| LEVELS.iter().position(|n| l.eq_str(n)));
     let Some(level) = level else {
@@ -801,6 +861,26 @@ async fn tools_call<'p>(
     // A string or a number, sent back as it came (the same type).
     let token = p.meta("progressToken");
     let token = token.filter(|t| matches!(t.kind(), Kind::String | Kind::Number));
+    if let Some(capability) = missing_capability(&p) {
+        return Err(missing(out, capability)?);
+    }
+    if mrtr::tool(&p, out, rev, name)? {
+        return Ok(());
+    }
+    if name.eq_str("test_logging_tool") {
+        // 2026-07-28: logs only when the request's `_meta` asks for a level.
+        let asked = p.meta(META_LOG_LEVEL).and_then(|l| l.as_str());
+        let asked = asked.and_then(|l| LEVELS.iter().position(|n| l.eq_str(n)));
+        if rev == Rev::Legacy || asked.is_some_and(|l| l <= 1) {
+            log(call, 1, "test_logging_tool ran").await?;
+        }
+        text(out, rev, |o| o.str("logged as asked"))?;
+        return Ok(());
+    }
+    if name.eq_str("test_missing_capability") {
+        text(out, rev, |o| o.str("Success"))?;
+        return Ok(());
+    }
     if name.eq_str("add") {
         match (int(arg("a")), int(arg("b"))) {
             (Some(a), Some(b)) => {
@@ -1040,6 +1120,42 @@ async fn tools_call<'p>(
 
 /// Why sampling and elicitation are not available over HTTP.
 const NOT_OVER_HTTP: &str = "not available over HTTP: this server cannot wait for the client's answer to its own request there (use stdio)";
+
+/// The `_meta` member of a 2026-07-28 request that asks for its logs.
+const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// MCP's code for a request that needs a capability the client did not declare.
+const MISSING_CAPABILITY: i32 = -32021;
+
+/// The client capability a 2026-07-28 `tools/call` needs and its `_meta` does not
+/// declare (the tools that need one: `test_missing_capability`, sampling;
+/// `test_streaming_elicitation`, elicitation).
+fn missing_capability(p: &Params<'_>) -> Option<&'static str> {
+    let name = p.get("name").and_then(|n| n.as_str())?;
+    let needs = match () {
+        _ if name.eq_str("test_missing_capability") => "sampling",
+        _ if name.eq_str("test_streaming_elicitation") => "elicitation",
+        _ => return None,
+    };
+    let declared = p.meta(META_CAPABILITIES)?;
+    declared.get(needs).is_none().then_some(needs)
+}
+
+/// The `-32021` error naming the capability.
+fn missing<'p>(out: &mut ResultWriter<'_>, capability: &str) -> Result<RpcError<'p>, WriteError> {
+    let e = out.error(
+        MISSING_CAPABILITY,
+        format_args!("Missing required client capability: {capability}"),
+    )?;
+    out.begin_object()?;
+    out.key("requiredCapabilities")?;
+    out.begin_object()?;
+    out.key(capability)?;
+    out.begin_object()?;
+    out.end()?;
+    out.end()?;
+    out.end()?;
+    Ok(e)
+}
 
 /// Which elicitation a tool asks for.
 #[derive(Copy, Clone)]
@@ -1304,6 +1420,307 @@ impl Memory {
     }
 }
 
+// ---- Multi-round-trip results (2026-07-28): a tool that needs the client's input
+// answers `input_required` with the requests, and the client calls again with the
+// responses (and the `requestState` it was given, signed here).
+
+mod mrtr {
+    use super::*;
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::OnceLock;
+
+    /// One request for the client to fulfil: its key, its method, its params.
+    pub(crate) struct Ask {
+        key: &'static str,
+        method: &'static str,
+        params: &'static [u8],
+    }
+
+    const fn elicit(key: &'static str, params: &'static [u8]) -> Ask {
+        Ask {
+            key,
+            method: "elicitation/create",
+            params,
+        }
+    }
+
+    pub(crate) const CONTEXT: Ask = elicit("user_context", br#"{"message":"What context should the prompt use?","requestedSchema":{"type":"object","properties":{"context":{"type":"string"}},"required":["context"]}}"#);
+    const USER_NAME: Ask = elicit("user_name", br#"{"message":"What is your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}"#);
+    const CONFIRM: Ask = elicit("confirm", br#"{"message":"Please confirm","requestedSchema":{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}}"#);
+    const STEP1: Ask = elicit("step1", br#"{"message":"Step 1: What is your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}"#);
+    const STEP2: Ask = elicit("step2", br#"{"message":"Step 2: What is your favorite color?","requestedSchema":{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}}"#);
+    const ELICIT_INPUT: Ask = elicit("elicit_input", br#"{"message":"Elicitation input","requestedSchema":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"]}}"#);
+    const STREAMING: Ask = elicit("streaming_input", br#"{"message":"Anything to add?","requestedSchema":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"]}}"#);
+    const SAMPLE: Ask = Ask {
+        key: "sample_request",
+        method: "sampling/createMessage",
+        params: br#"{"messages":[{"role":"user","content":{"type":"text","text":"What is the capital of France?"}}],"maxTokens":100}"#,
+    };
+    const GREETING: Ask = Ask {
+        key: "greeting",
+        method: "sampling/createMessage",
+        params: br#"{"messages":[{"role":"user","content":{"type":"text","text":"Generate a greeting"}}],"maxTokens":50}"#,
+    };
+    const SAMPLE_INPUT: Ask = Ask {
+        key: "sample_input",
+        method: "sampling/createMessage",
+        params: br#"{"messages":[{"role":"user","content":{"type":"text","text":"Sample request"}}],"maxTokens":50}"#,
+    };
+    const ROOTS: Ask = Ask {
+        key: "roots_request",
+        method: "roots/list",
+        params: b"{}",
+    };
+    const CLIENT_ROOTS: Ask = Ask {
+        key: "client_roots",
+        method: "roots/list",
+        params: b"{}",
+    };
+
+    /// `{"resultType":"input_required","inputRequests":{…},"requestState":…}`.
+    pub(crate) fn ask(
+        out: &mut ResultWriter<'_>,
+        asks: &[&Ask],
+        state: Option<&str>,
+    ) -> Result<(), WriteError> {
+        out.begin_object()?;
+        out.key("resultType")?;
+        out.str("input_required")?;
+        out.key("inputRequests")?;
+        out.begin_object()?;
+        for a in asks {
+            out.key(a.key)?;
+            out.begin_object()?;
+            out.key("method")?;
+            out.str(a.method)?;
+            out.key("params")?;
+            out.raw(RawJson::new(a.params).map_err(|_| WriteError::Misuse)?)?;
+            out.end()?;
+        }
+        out.end()?;
+        if let Some(state) = state {
+            out.key("requestState")?;
+            out.str(state)?;
+        }
+        out.end()
+    }
+
+    /// The client's response to the request `key`, if it sent one (an object).
+    fn response<'p>(p: &Params<'p>, key: &str) -> Option<RawJson<'p>> {
+        p.at(&[Key("inputResponses"), Key(key)])
+            .filter(|r| r.kind() == Kind::Object)
+    }
+
+    /// An elicitation's answer: `content.field` of the response to `key`, decoded.
+    pub(crate) fn text_of(p: &Params<'_>, key: &str, field: &str) -> Option<Reply> {
+        let value = response(p, key)?.at(&[Key("content"), Key(field)])?;
+        let mut reply = Reply::default();
+        match value.kind() {
+            Kind::String => reply.keep(Some(value)),
+            _ => reply.keep_raw(Some(value)),
+        }
+        Some(reply)
+    }
+
+    /// The key of the request states: made at start-up, never sent.
+    fn key() -> &'static std::hash::RandomState {
+        static KEY: OnceLock<std::hash::RandomState> = OnceLock::new();
+        KEY.get_or_init(std::hash::RandomState::new)
+    }
+
+    fn mac(text: &str) -> u64 {
+        let mut h = key().build_hasher();
+        h.write(text.as_bytes());
+        h.finish()
+    }
+
+    /// A request state: `kind.round.nonce.extra` and its keyed hash (SipHash with a
+    /// key of this process: a client that changes a byte of it is found out; not a
+    /// cryptographic MAC, for which a server would use HMAC).
+    fn sign(kind: &str, round: u32, extra: &str) -> String {
+        static NONCE: AtomicU64 = AtomicU64::new(1);
+        let nonce = NONCE.fetch_add(1, Ordering::Relaxed);
+        let hex: String = extra.bytes().map(|b| format!("{b:02x}")).collect();
+        let body = format!("{kind}.{round}.{nonce}.{hex}");
+        format!("{body}.{:016x}", mac(&body))
+    }
+
+    /// The state the client sent back: (kind, round, extra), `Err` if it was changed.
+    fn verify(p: &Params<'_>) -> Option<Result<(String, u32, String), ()>> {
+        let state = p.get("requestState")?.as_str()?;
+        let mut buf = [0u8; 512];
+        let Some(state) = state.unescape_into(&mut buf) else {
+            return Some(Err(()));
+        };
+        let Some((body, sig)) = state.rsplit_once('.') else {
+            return Some(Err(()));
+        };
+        if format!("{:016x}", mac(body)) != sig {
+            return Some(Err(()));
+        }
+        let mut parts = body.splitn(4, '.');
+        let (Some(kind), Some(round), Some(_), Some(hex)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Some(Err(()));
+        };
+        let bytes: Option<Vec<u8>> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok())
+            .collect();
+        let extra = bytes.and_then(|b| String::from_utf8(b).ok());
+        match (round.parse(), extra) {
+            (Ok(round), Some(extra)) => Some(Ok((kind.to_string(), round, extra))),
+            _ => Some(Err(())),
+        }
+    }
+
+    /// A sampling response's `content.text`.
+    fn sampled(p: &Params<'_>, key: &str) -> Option<Reply> {
+        let text = response(p, key)?.at(&[Key("content"), Key("text")])?;
+        let mut reply = Reply::default();
+        reply.keep(Some(text));
+        Some(reply)
+    }
+
+    /// How many roots a `roots/list` response lists.
+    fn roots(p: &Params<'_>, key: &str) -> Option<usize> {
+        Some(response(p, key)?.get("roots")?.elements().count())
+    }
+
+    /// The multi-round-trip tools: `Ok(true)` if `name` is one (its answer written).
+    pub(crate) fn tool<'p>(
+        p: &Params<'p>,
+        out: &mut ResultWriter<'_>,
+        rev: Rev,
+        name: jsonrpc_slice::RawStr<'_>,
+    ) -> Result<bool, RpcError<'p>> {
+        let is = |n: &str| name.eq_str(n);
+        let mrtr = is("test_streaming_elicitation") || {
+            let mut buf = [0u8; 64];
+            name.unescape_into(&mut buf)
+                .is_some_and(|n| n.starts_with("test_input_required_result_"))
+        };
+        if !mrtr {
+            return Ok(false);
+        }
+        if rev == Rev::Legacy {
+            tool_error(
+                out,
+                rev,
+                "this tool asks for input by a multi-round-trip result: 2026-07-28 only",
+            )?;
+            return Ok(true);
+        }
+        let state = verify(p);
+        if matches!(state, Some(Err(()))) {
+            return Err(RpcError::new(
+                code::INVALID_PARAMS,
+                "Invalid params: requestState integrity check failed",
+            ));
+        }
+        let state = state.and_then(Result::ok);
+        let kind = state.as_ref().map(|(k, r, _)| (k.as_str(), *r));
+        // `inputResponses` that is there but not an object of objects: refused.
+        if let Some(responses) = p.get("inputResponses") {
+            let objects = responses.kind() == Kind::Object
+                && responses.members().all(|(_, v)| v.kind() == Kind::Object);
+            if !objects {
+                return Err(RpcError::new(
+                    code::INVALID_PARAMS,
+                    "Invalid params: inputResponses must map keys to results",
+                ));
+            }
+        }
+        let done = |out: &mut ResultWriter<'_>, text: std::fmt::Arguments<'_>| {
+            super::text(out, rev, |o| o.display(text))
+        };
+        if is("test_streaming_elicitation") {
+            match text_of(p, STREAMING.key, "value") {
+                Some(v) => done(out, format_args!("Thanks: {}", v.as_str()))?,
+                None => ask(out, &[&STREAMING], None)?,
+            }
+        } else if is("test_input_required_result_elicitation") {
+            match text_of(p, USER_NAME.key, "name") {
+                Some(n) => done(out, format_args!("Hello, {}!", n.as_str()))?,
+                None => ask(out, &[&USER_NAME], None)?,
+            }
+        } else if is("test_input_required_result_sampling") {
+            match sampled(p, SAMPLE.key) {
+                Some(t) => done(out, format_args!("Sampling result: {}", t.as_str()))?,
+                None => ask(out, &[&SAMPLE], None)?,
+            }
+        } else if is("test_input_required_result_list_roots") {
+            match roots(p, ROOTS.key) {
+                Some(n) => done(out, format_args!("Found {n} root(s)"))?,
+                None => ask(out, &[&ROOTS], None)?,
+            }
+        } else if is("test_input_required_result_request_state")
+            || is("test_input_required_result_tampered_state")
+        {
+            let (kind_name, word) = match is("test_input_required_result_request_state") {
+                true => ("request-state", "state-ok: requestState validated"),
+                false => ("tamper-test", "integrity-ok: state verified"),
+            };
+            match (kind, response(p, CONFIRM.key)) {
+                (Some((k, 1)), Some(_)) if k == kind_name => done(out, format_args!("{word}"))?,
+                _ => ask(out, &[&CONFIRM], Some(&sign(kind_name, 1, "")))?,
+            }
+        } else if is("test_input_required_result_multiple_inputs") {
+            let all = (
+                text_of(p, USER_NAME.key, "name"),
+                sampled(p, GREETING.key),
+                roots(p, CLIENT_ROOTS.key),
+            );
+            match (kind, all) {
+                (Some(("multiple-inputs", 1)), (Some(n), Some(g), Some(r))) => done(
+                    out,
+                    format_args!("Name: {}; Greeting: {}; Roots: {r}", n.as_str(), g.as_str()),
+                )?,
+                _ => ask(
+                    out,
+                    &[&USER_NAME, &GREETING, &CLIENT_ROOTS],
+                    Some(&sign("multiple-inputs", 1, "")),
+                )?,
+            }
+        } else if is("test_input_required_result_multi_round") {
+            match (
+                &state,
+                text_of(p, STEP1.key, "name"),
+                text_of(p, STEP2.key, "color"),
+            ) {
+                (Some((k, 1, _)), Some(n), _) if k == "multi-round" => {
+                    ask(out, &[&STEP2], Some(&sign("multi-round", 2, n.as_str())))?
+                }
+                (Some((k, 2, n)), _, Some(c)) if k == "multi-round" => done(
+                    out,
+                    format_args!("Multi-round complete for {n} who likes {}", c.as_str()),
+                )?,
+                _ => ask(out, &[&STEP1], Some(&sign("multi-round", 1, "")))?,
+            }
+        } else if is("test_input_required_result_capabilities") {
+            let declared = |c: &str| p.meta(META_CAPABILITIES).and_then(|d| d.get(c)).is_some();
+            let mut asks: Vec<&Ask> = Vec::new();
+            if declared("elicitation") {
+                asks.push(&ELICIT_INPUT);
+            }
+            if declared("sampling") {
+                asks.push(&SAMPLE_INPUT);
+            }
+            let answered = p
+                .get("inputResponses")
+                .is_some_and(|r| r.members().next().is_some());
+            match (answered, asks.is_empty()) {
+                (true, _) => done(out, format_args!("capabilities-ok"))?,
+                (false, true) => done(out, format_args!("No supported capabilities declared"))?,
+                (false, false) => ask(out, &asks, Some(&sign("capabilities-test", 1, "")))?,
+            }
+        } else {
+            return Err(out.error(code::INVALID_PARAMS, format_args!("Unknown tool: {name}"))?);
+        }
+        Ok(true)
+    }
+}
+
 // ---- Streamable HTTP: MCP's rules, as the library's HTTP server's gate.
 
 mod http {
@@ -1489,6 +1906,26 @@ mod http {
                 Ok(_) => {}
             }
             let _ = is_discover;
+            if !METHODS_2026.iter().any(|m| method.eq_str(m)) {
+                return Some(error(
+                    StatusCode::NOT_FOUND,
+                    id,
+                    code::METHOD_NOT_FOUND,
+                    "Method not found",
+                ));
+            }
+            if method.eq_str("tools/call") {
+                if let Some(capability) = missing_capability(params) {
+                    let body = json!({"jsonrpc": "2.0", "id": raw_value(id),
+                        "error": {"code": MISSING_CAPABILITY,
+                                  "message": format!("Missing required client capability: {capability}"),
+                                  "data": {"requiredCapabilities": {capability: {}}}}});
+                    return Some(Verdict::respond(
+                        StatusCode::BAD_REQUEST,
+                        serde_json::to_vec(&body).unwrap_or_default(),
+                    ));
+                }
+            }
             if version.is_some_and(|v| v != STATELESS.as_bytes()) {
                 return Some(error(
                     StatusCode::BAD_REQUEST,
