@@ -139,6 +139,18 @@ impl CountdownArgs {
     }
 }
 
+/// `lookup`'s arguments: `region` is mirrored in the `Mcp-Param-Region` header over
+/// Streamable HTTP (2026-07-28), which the server checks against the body.
+#[derive(JsonSchema, serde::Deserialize)]
+#[allow(dead_code)]
+pub(crate) struct LookupArgs {
+    /// The region to look in.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+    /// What to look up.
+    query: Option<String>,
+}
+
 /// `test_sampling`'s arguments.
 #[derive(JsonSchema, serde::Deserialize)]
 #[allow(dead_code)]
@@ -165,9 +177,15 @@ fn schema_2020_12() -> Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
-        "$defs": {"address": {"type": "object",
+        "$defs": {"address": {"$anchor": "addressDef", "type": "object",
             "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
-        "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+        "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"}, "email": {"type": "string"}},
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
         "additionalProperties": false
     })
 }
@@ -195,6 +213,8 @@ pub(crate) fn tools() -> Value {
         tool("echo", "Returns the text it is given.", schema::<EchoArgs>()),
         tool("countdown", "Counts to n, reporting progress at each step, then says done.",
              schema::<CountdownArgs>()),
+        tool("lookup", "Says where a query would run (its region travels in a header too).",
+             schema::<LookupArgs>()),
         tool("test_simple_text", "Tests simple text content response", none()),
         tool("test_image_content", "Tests image content response", none()),
         tool("test_audio_content", "Tests audio content response", none()),
@@ -313,6 +333,9 @@ pub(crate) struct Mcp {
 
 /// What [`Mcp`] holds, made once.
 pub(crate) struct Docs {
+    /// Each tool's arguments mirrored in `Mcp-Param-*` headers: (tool, [(header
+    /// name, property)]), read from the tools' schemas (`x-mcp-header`).
+    param_headers: Vec<(String, Vec<(String, String)>)>,
     tools: Doc,
     resources: Doc,
     templates: Doc,
@@ -357,8 +380,30 @@ impl Docs {
             "_meta": {"io.modelcontextprotocol/serverInfo": server_info()},
             "resultType": "complete", "ttlMs": 300_000, "cacheScope": "public",
         });
+        let listed = tools();
+        let param_headers = listed["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|tool| {
+                let properties = tool["inputSchema"]["properties"].as_object()?;
+                let headers: Vec<(String, String)> = properties
+                    .iter()
+                    .filter_map(|(property, schema)| {
+                        let name = schema["x-mcp-header"].as_str()?;
+                        Some((
+                            format!("mcp-param-{}", name.to_ascii_lowercase()),
+                            property.clone(),
+                        ))
+                    })
+                    .collect();
+                let name = tool["name"].as_str()?.to_string();
+                (!headers.is_empty()).then_some((name, headers))
+            })
+            .collect();
         Self {
-            tools: Doc::new(tools()),
+            param_headers,
+            tools: Doc::new(listed),
             resources: Doc::new(resources()),
             templates: Doc::new(templates()),
             prompts: Doc::new(prompts()),
@@ -861,6 +906,14 @@ async fn tools_call<'p>(
     // A string or a number, sent back as it came (the same type).
     let token = p.meta("progressToken");
     let token = token.filter(|t| matches!(t.kind(), Kind::String | Kind::Number));
+    if name.eq_str("lookup") {
+        return match arg("region").filter(|r| r.kind() == Kind::String) {
+            Some(region) => Ok(text(out, rev, |o| {
+                o.display(format_args!("would run in {}", AsText(region)))
+            })?),
+            None => Ok(tool_error(out, rev, "argument `region` must be a string")?),
+        };
+    }
     if let Some(capability) = missing_capability(&p) {
         return Err(missing(out, capability)?);
     }
@@ -1789,6 +1842,7 @@ mod http {
     pub(crate) struct Gate {
         pub(crate) sessions: Sessions,
         pub(crate) json_only: bool,
+        pub(crate) mcp: Mcp,
     }
 
     impl Gate {
@@ -1964,7 +2018,50 @@ mod http {
                     ));
                 }
             }
+            // The tool's arguments mirrored in `Mcp-Param-*` headers: each there
+            // exactly when the argument is, and the same value.
+            let tool = method
+                .eq_str("tools/call")
+                .then(|| params.get("name").and_then(|n| n.as_str()))
+                .flatten();
+            let mirrored = tool.and_then(|t| {
+                self.mcp
+                    .docs
+                    .param_headers
+                    .iter()
+                    .find(|(name, _)| t.eq_str(name))
+            });
+            for (header, property) in mirrored.map(|(_, h)| h.as_slice()).unwrap_or(&[]) {
+                let value = params.at(&[Key("arguments"), Key(property)]);
+                let said = headers.get(header.as_str());
+                let same = match (value, said) {
+                    (None, None) => true,
+                    (Some(value), Some(said)) => match decoded(said.as_bytes(), &mut buf) {
+                        Some(said) => same_param(value, said),
+                        None => false,
+                    },
+                    _ => false,
+                };
+                if !same {
+                    return Some(error(
+                        StatusCode::BAD_REQUEST,
+                        id,
+                        HEADER_MISMATCH,
+                        &format!("Header mismatch: {header} is not the argument `{property}`"),
+                    ));
+                }
+            }
             None
+        }
+    }
+
+    /// An argument as its header carries it: a string as its text, an integer in
+    /// decimal, a boolean as `true` or `false`.
+    fn same_param(value: RawJson<'_>, said: &[u8]) -> bool {
+        match value.kind() {
+            Kind::String => value.as_str().is_some_and(|v| v.eq_bytes(said)),
+            Kind::Number | Kind::Bool => value.as_bytes() == said,
+            _ => false,
         }
     }
 
@@ -1972,12 +2069,23 @@ mod http {
     /// (surrounding blanks dropped). `None`: base64 that does not decode.
     fn decoded<'b>(value: &'b [u8], buf: &'b mut [u8]) -> Option<&'b [u8]> {
         let value = value.trim_ascii();
+        // RFC 9110's field value: visible ASCII, space, tab.
+        if !value
+            .iter()
+            .all(|&b| b == b'\t' || (b' '..=b'~').contains(&b))
+        {
+            return None;
+        }
         let Some(b64) = value
             .strip_prefix(b"=?base64?")
             .and_then(|v| v.strip_suffix(b"?="))
         else {
             return Some(value);
         };
+        // Strictly base64: padded to a multiple of 4, `=` only at the end.
+        if b64.len() % 4 != 0 {
+            return None;
+        }
         let sextet = |c: u8| match c {
             b'A'..=b'Z' => Some(c - b'A'),
             b'a'..=b'z' => Some(c - b'a' + 26),
@@ -1990,6 +2098,9 @@ mod http {
             .strip_suffix(b"==")
             .or_else(|| b64.strip_suffix(b"="))
             .unwrap_or(b64);
+        if b64.contains(&b'=') {
+            return None;
+        }
         let (mut acc, mut bits, mut n) = (0u32, 0, 0);
         for &c in b64 {
             acc = (acc << 6) | u32::from(sextet(c)?);
@@ -2090,14 +2201,15 @@ async fn serve_http(addr: &str, json_only: bool) -> ExitCode {
     let local = listener
         .local_addr()
         .map_or(addr.to_string(), |a| a.to_string());
-    let gate = http::Gate {
-        sessions: http::Sessions::new(),
-        json_only,
-    };
     // The documents are written once; each request's state is a reference to them.
     let mcp = Mcp {
         http: true,
         ..Mcp::new()
+    };
+    let gate = http::Gate {
+        sessions: http::Sessions::new(),
+        json_only,
+        mcp,
     };
     let server = HttpServer::concurrent::<SLOTS, _>(&SERVER, move || mcp)
         .with_settings(Settings {

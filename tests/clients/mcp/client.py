@@ -350,6 +350,10 @@ async def client_checks(over, connect):
 
                     counted = await client.call_tool("countdown", {"n": 3}, progress_callback=on_progress)
                     tools = await client.list_tools()
+                    # `region` is marked x-mcp-header: over HTTP at 2026-07-28 the SDK
+                    # mirrors it in Mcp-Param-Region (base64: it is not ASCII), which the
+                    # server checks against the body.
+                    looked = await client.call_tool("lookup", {"region": "z\u00fcrich-1", "query": "q"})
                     read = await client.read_resource("test://static-text")
                     prompt = await client.get_prompt("test_simple_prompt")
                     try:
@@ -362,6 +366,8 @@ async def client_checks(over, connect):
                   (text_of(added), added.structured_content, text_of(echoed), text_of(counted), progress)
                   == ("42", {"sum": 42}, "caf\u00e9 \"q\" \n", "done", [(1, 3), (2, 3), (3, 3)]),
                   (text_of(added), added.structured_content, text_of(echoed), text_of(counted), progress))
+            check(f"{name}: lookup (a header-mirrored argument)",
+                  text_of(looked) == "would run in \"z\u00fcrich-1\"" and not looked.is_error, looked)
             check(f"{name}: tools/list, resources/read, prompts/get, an unknown tool -32602",
                   [t.name for t in tools.tools][:3] == ["add", "echo", "countdown"]
                   and read.contents[0].text == "This is the content of the static text resource."
