@@ -67,7 +67,25 @@ impl Limits {
         self
     }
 
-    /// The same limits with another batch size.
+    /// The same limits with another batch size. `0` is "no batches" (MCP's rule since
+    /// 2025-06-18): every batch, `[]` included, is one `-32600` with `"id":null`, and
+    /// single messages are answered as ever.
+    ///
+    /// ```
+    /// use jsonrpc_slice::{demo, Limits, Server};
+    ///
+    /// static NO_BATCHES: Server<()> = Server::new(demo::TABLE).with_limits(Limits::DEFAULT.max_batch(0));
+    /// let mut out = [0u8; 256];
+    /// let call = r#"{"jsonrpc":"2.0","method":"echo","params":[1],"id":1}"#;
+    /// let reply = NO_BATCHES.handle(&mut (), format!("[{call}]").as_bytes(), &mut out)?;
+    /// assert_eq!(
+    ///     reply,
+    ///     &br#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: batch larger than 0 elements"},"id":null}"#[..]
+    /// );
+    /// let reply = NO_BATCHES.handle(&mut (), call.as_bytes(), &mut out)?;
+    /// assert!(reply.starts_with(br#"{"jsonrpc":"2.0","result""#));
+    /// # Ok::<(), jsonrpc_slice::OutputTooSmall>(())
+    /// ```
     pub const fn max_batch(mut self, elements: usize) -> Self {
         self.max_batch = elements;
         self

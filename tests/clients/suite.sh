@@ -9,6 +9,9 @@
 #                               Node.js MIN_MAJOR or newer); sets CLIENT to node
 #   run_client TIMEOUT ARGS...  runs the suite's client (CLIENT ARGS...) under a time
 #                               limit, and exits with its status
+#   serve_http ARGS...          starts SERVER ARGS... in the background, waits (10 s at
+#                               most) for its `listening on URL` line, sets URL; the
+#                               server is stopped when the suite exits
 #
 # A suite that cannot install what it needs (no python3, no venv module, no node or npm,
 # the registry unreachable) prints SKIP and exits 0, except under CI=true, where it
@@ -79,6 +82,27 @@ node_packages() { # minimum Node.js major version
         cannot "npm ci failed (registry unreachable?), log in $LOGS/npm-ci.log"
     fi
     CLIENT=node
+}
+
+serve_http() { # the server's arguments (it picks its port: 127.0.0.1:0)
+    local out="$LOGS/server-http.out"
+    : >"$out"
+    "$SERVER" "$@" >"$out" 2>"$LOGS/server-http.err" &
+    SERVER_PID=$!
+    trap 'kill "$SERVER_PID" 2>/dev/null' EXIT
+    URL=""
+    for _ in $(seq 100); do
+        URL="$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' "$out" | head -n 1)"
+        [ -n "$URL" ] && break
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -z "$URL" ]; then
+        cat "$LOGS/server-http.err"
+        echo "FAIL: $SERVER $* printed no 'listening on' line"
+        exit 1
+    fi
+    echo "== server: $SERVER $* at $URL"
 }
 
 run_client() { # timeout in seconds, then the client and its arguments

@@ -1,8 +1,12 @@
 // The `mcp-server` example under the official MCP TypeScript SDK
-// (`@modelcontextprotocol/sdk`: Client over StdioClientTransport), the client most MCP
-// hosts are built on.
+// (`@modelcontextprotocol/sdk`: Client over StdioClientTransport, and over
+// StreamableHTTPClientTransport), the client most MCP hosts are built on. The SDK speaks
+// the revisions up to 2025-11-25 (its latest; it has no 2026-07-28).
 //
-//     node client.mjs <path to the mcp-server executable> <crate version>
+//     node client.mjs <path to the mcp-server executable> <crate version> [http://ADDR/mcp]
+//
+// With a URL, the same checks run once more over Streamable HTTP against the server
+// listening there (run.sh starts it with `--http`).
 //
 // Prints one line per check (`PASS name` or `FAIL name: why`) and a closing
 // `N passed, N failed`; exits 1 on any failure. The SDK validates every message it gets
@@ -12,9 +16,10 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION, ListResourcesResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { readFileSync } from "node:fs";
-import { check, equal, rejection, run } from "../check.mjs";
+import { check as checkOne, equal, rejection, run } from "../check.mjs";
 
 const SDK_VERSION = JSON.parse(
     readFileSync(new URL("./node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url)),
@@ -34,29 +39,43 @@ function mcpError(promise) {
     return rejection(promise, (e) => e instanceof McpError, "an MCP error");
 }
 
-async function main(server, crateVersion) {
+async function main(server, crateVersion, url) {
+    await session(new StdioClientTransport({ command: server, args: [], stderr: "pipe" }), "stdio", crateVersion);
+    if (url) {
+        await session(new StreamableHTTPClientTransport(new URL(url)), "http", crateVersion);
+    }
+}
+
+async function session(transport, over, crateVersion) {
     const complaints = [];
-    const transport = new StdioClientTransport({ command: server, args: [], stderr: "pipe" });
+    countdownProgress = -1;
+    const check = (name, f) => checkOne(`${over}: ${name}`, f);
     const client = new Client({ name: "jsonrpc-slice-check", version: "0.0.0" });
     client.onerror = (e) => complaints.push(`client: ${e && e.message ? e.message : e}`);
-    console.log(`@modelcontextprotocol/sdk ${SDK_VERSION} against ${server}`);
+    console.log(`@modelcontextprotocol/sdk ${SDK_VERSION} over ${over}`);
 
     await check(`connect: initialize at ${LATEST_PROTOCOL_VERSION}, then notifications/initialized`, async () => {
         await client.connect(transport);
         equal(client.getServerVersion(), { name: "jsonrpc-slice-mcp", version: crateVersion });
-        equal(client.getServerCapabilities(), { tools: { listChanged: false } });
+        const caps = client.getServerCapabilities();
+        equal(Object.keys(caps).sort(), ["completions", "logging", "prompts", "resources", "tools"]);
+        equal([caps.tools, caps.resources.subscribe], [{ listChanged: false }, true]);
+        if (over === "http" && !transport.sessionId) throw new Error("no Mcp-Session-Id");
     });
     await check("ping: an empty result", async () => {
         equal(await client.ping(), {});
     });
-    await check("tools/list: add, echo, countdown, each with its input schema", async () => {
+    await check("tools/list: add, echo, countdown first, each with the schema of its type", async () => {
         const { tools } = await client.listTools();
-        equal(tools.map((t) => t.name), ["add", "echo", "countdown"]);
+        equal(tools.slice(0, 3).map((t) => t.name), ["add", "echo", "countdown"]);
         equal(tools[0].inputSchema.required, ["a", "b"]);
-        equal(tools[2].inputSchema.properties.n, { type: "integer", minimum: 0, maximum: 100 });
+        equal(tools[0].outputSchema.required, ["sum"]);
+        const n = tools[2].inputSchema.properties.n;
+        equal([n.type, n.minimum, n.maximum], ["integer", 0, 100]);
     });
     await check("add: a + b as text (small, and 2^53 + 2^53)", async () => {
-        equal(textOf(await client.callTool({ name: "add", arguments: { a: 2, b: 3 } })), "5");
+        const five = await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
+        equal([textOf(five), five.structuredContent], ["5", { sum: 5 }]);
         const big = await client.callTool({ name: "add", arguments: { a: 2 ** 53, b: 2 ** 53 } });
         equal(textOf(big), "18014398509481984");
     });
@@ -78,6 +97,7 @@ async function main(server, crateVersion) {
             onWire.push(message);
             deliver(message, extra);
         };
+        // Over HTTP the events come in one response, read as they arrive.
         let r;
         try {
             r = await client.callTool({ name: "countdown", arguments: { n: 5 } }, undefined, {
@@ -113,11 +133,17 @@ async function main(server, crateVersion) {
         equal(e.code, -32602);
         if (!e.message.includes("nope")) throw new Error(`the message names no tool: ${e.message}`);
     });
-    await check("an unknown request (resources/list) is -32601", async () => {
-        // The server declares no resources capability; the SDK sends the request all the
-        // same (it checks capabilities only with enforceStrictCapabilities).
-        const e = await mcpError(client.request({ method: "resources/list", params: {} }, ListResourcesResultSchema));
+    await check("an unknown request is -32601", async () => {
+        const e = await mcpError(client.request({ method: "no/such/method", params: {} }, ListResourcesResultSchema));
         equal(e.code, -32601);
+    });
+    await check("resources and prompts: the conformance fixtures", async () => {
+        const { resources } = await client.listResources();
+        equal(resources.map((r) => r.uri), ["test://static-text", "test://static-binary", "test://watched-resource"]);
+        const read = await client.readResource({ uri: "test://template/42/data" });
+        equal(JSON.parse(read.contents[0].text), { id: "42", templateTest: true, data: "Data for ID: 42" });
+        const p = await client.getPrompt({ name: "test_prompt_with_arguments", arguments: { arg1: "a", arg2: "b" } });
+        equal(p.messages[0].content.text, "Prompt with arguments: arg1='a', arg2='b'");
     });
     await check("notifications (cancelled, an unknown one): no reply, the session goes on", async () => {
         await client.notification({ method: "notifications/cancelled", params: { requestId: 999, reason: "test" } });
@@ -148,4 +174,4 @@ if (!server || !crateVersion) {
     console.error("usage: node client.mjs <mcp-server executable> <crate version>");
     process.exit(2);
 }
-run(() => main(server, crateVersion));
+run(() => main(server, crateVersion, process.argv[4]));

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The MCP server example under the official MCP TypeScript SDK (`@modelcontextprotocol/sdk`
-# on npm) over stdio.
+# on npm) over stdio and over Streamable HTTP (`mcp-server --http 127.0.0.1:0`).
 #
 #   bash tests/clients/mcp-ts/run.sh        (from anywhere)
 #
@@ -19,4 +19,5 @@ SUITE=mcp-ts
 build_example mcp-server
 VERSION="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
 node_packages 18 # the SDK's engines field
-run_client "${MCP_TS_TIMEOUT:-120}" "$HERE/client.mjs" "$SERVER" "$VERSION"
+serve_http --http 127.0.0.1:0
+run_client "${MCP_TS_TIMEOUT:-120}" "$HERE/client.mjs" "$SERVER" "$VERSION" "$URL"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The MCP server example against the official Python MCP SDK (`mcp` on PyPI) over stdio.
+# The MCP server example against the official Python MCP SDK (`mcp` on PyPI) over stdio and
+# over Streamable HTTP (`mcp-server --http 127.0.0.1:0`), at 2025-11-25 and 2026-07-28.
 #
 #   bash tests/clients/mcp/run.sh          (from the repo root, or from anywhere)
 #
@@ -26,4 +27,5 @@ fi
 build_example mcp-server
 VERSION="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
 python_venv 10 # the mcp SDK needs 3.10
-run_client "${MCP_CLIENT_TIMEOUT:-300}" "$HERE/client.py" "$SERVER" "$VERSION"
+serve_http --http 127.0.0.1:0
+run_client "${MCP_CLIENT_TIMEOUT:-300}" "$HERE/client.py" "$SERVER" "$VERSION" "$URL"
