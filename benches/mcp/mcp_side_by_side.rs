@@ -36,6 +36,9 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+mod streamable_http;
+use streamable_http::HttpKind;
+
 struct ServerKind {
     name: &'static str,
     exe: &'static str,
@@ -72,6 +75,21 @@ const SERVERS: &[ServerKind] = &[
         name: "rmcp 3.11, stdio_pipes(), 1 thread",
         exe: env!("CARGO_BIN_EXE_rmcp-note"),
         args: &["--pipes", "--current-thread"],
+    },
+];
+
+const HTTP_SERVERS: &[HttpKind] = &[
+    HttpKind {
+        name: "rmcp 3.11, stateless, json_response",
+        exe: env!("CARGO_BIN_EXE_rmcp-note"),
+        args: &["--json"],
+        sse: false,
+    },
+    HttpKind {
+        name: "rmcp 3.11, sessions (its defaults)",
+        exe: env!("CARGO_BIN_EXE_rmcp-note"),
+        args: &[],
+        sse: true,
     },
 ];
 
@@ -140,16 +158,8 @@ impl Session {
             .expect("an allocations report")
     }
 
-    /// CPU time, in nanoseconds, of every thread of the server.
     fn cpu_ns(&self) -> u64 {
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", self.child.id())) else {
-            return 0;
-        };
-        tasks
-            .flatten()
-            .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-            .sum()
+        cpu_ns(self.child.id())
     }
 
     /// Closes standard input and waits for the server to exit 0.
@@ -173,6 +183,18 @@ impl Session {
     }
 }
 
+/// CPU time, in nanoseconds, of every thread of process `pid`.
+fn cpu_ns(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
 /// Checks one reply to a `tools/call` and returns its id.
 fn check(reply: &str, noted: &str) -> u64 {
     assert!(
@@ -189,11 +211,11 @@ fn check(reply: &str, noted: &str) -> u64 {
     digits.parse().expect("a numeric id")
 }
 
-struct Row {
-    calls_per_s: f64,
-    cpu_us: f64,
-    allocations: f64,
-    handler: f64,
+pub struct Row {
+    pub calls_per_s: f64,
+    pub cpu_us: f64,
+    pub allocations: f64,
+    pub handler: f64,
 }
 
 fn session(kind: &ServerKind, pipelined: bool, calls: u64, warmup: u64) -> Row {
@@ -259,6 +281,39 @@ fn session(kind: &ServerKind, pipelined: bool, calls: u64, warmup: u64) -> Row {
     }
 }
 
+/// Runs `run(i)` for every server `i` once a round, `rounds` rounds, the order
+/// reversed every other round, and prints a row for each: the medians, and the load
+/// average as each round began.
+fn rounds_of(names: &[&str], what: &str, rounds: u64, mut run: impl FnMut(usize) -> Row) {
+    let mut rows: Vec<Vec<Row>> = names.iter().map(|_| Vec::new()).collect();
+    let mut loads = Vec::new();
+    for round in 0..rounds {
+        loads.push(load());
+        let mut order: Vec<usize> = (0..names.len()).collect();
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        for i in order {
+            rows[i].push(run(i));
+        }
+    }
+    let loads = loads.join(", ");
+    for (name, rows) in names.iter().zip(&rows) {
+        let median = |f: fn(&Row) -> f64| {
+            let mut v: Vec<f64> = rows.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            (v[v.len() / 2], v[0], v[v.len() - 1])
+        };
+        let (cps, low, high) = median(|r| r.calls_per_s);
+        println!(
+            "| {name} | {what} | {cps:.0} ({low:.0}..{high:.0}) | {:.2} | {:.2} | {:.2} | {loads} |",
+            median(|r| r.cpu_us).0,
+            median(|r| r.allocations).0,
+            median(|r| r.handler).0
+        );
+    }
+}
+
 fn load() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|l| l.split(' ').next().unwrap_or("?").to_owned())
@@ -278,50 +333,59 @@ fn main() {
     let lockstep = number("--lockstep-calls", 10_000);
     let warmup = number("--warmup", 1_000);
     let rounds = number("--rounds", 3).max(1);
+    let connections = number("--connections", 4).max(1);
+    let http_calls = number("--http-calls", 20_000);
     let only = named("--only");
     let mode = named("--mode");
     println!(
         "\nMCP over stdio: `tools/call` of `note`; {calls} pipelined, {lockstep} lock-step, after {warmup} not measured; {rounds} rounds\n"
     );
-    println!("| server | calls | calls/s, median (lowest..highest) | CPU µs/call | allocations/call | of which the handler's | load |");
-    println!("|---|---|---:|---:|---:|---:|---:|");
-    let servers: Vec<&ServerKind> = SERVERS
-        .iter()
-        .filter(|k| only.as_deref().is_none_or(|o| k.name == o))
-        .collect();
-    for (pipelined, mode_name, n) in [(true, "pipelined", calls), (false, "lock-step", lockstep)] {
-        if mode.as_deref().is_some_and(|m| !mode_name.starts_with(m)) {
-            continue;
-        }
-        // Every server once a round, the order reversed every other round; the load
-        // average as each round began.
-        let mut rows: Vec<Vec<Row>> = servers.iter().map(|_| Vec::new()).collect();
-        let mut loads = Vec::new();
-        for round in 0..rounds {
-            loads.push(load());
-            let mut order: Vec<usize> = (0..servers.len()).collect();
-            if round % 2 == 1 {
-                order.reverse();
+    let transport = named("--transport");
+    let header = |what: &str| {
+        println!("| server | {what} | calls/s, median (lowest..highest) | CPU µs/call | allocations/call | of which the handler's | load |");
+        println!("|---|---|---:|---:|---:|---:|---:|");
+    };
+    if transport.as_deref() != Some("http") {
+        header("calls");
+        let servers: Vec<&ServerKind> = SERVERS
+            .iter()
+            .filter(|k| only.as_deref().is_none_or(|o| k.name == o))
+            .collect();
+        for (pipelined, mode_name, n) in
+            [(true, "pipelined", calls), (false, "lock-step", lockstep)]
+        {
+            if mode.as_deref().is_some_and(|m| !mode_name.starts_with(m)) {
+                continue;
             }
-            for i in order {
-                rows[i].push(session(servers[i], pipelined, n, warmup));
-            }
+            let names: Vec<&str> = servers.iter().map(|k| k.name).collect();
+            rounds_of(&names, mode_name, rounds, |i| {
+                session(servers[i], pipelined, n, warmup)
+            });
         }
-        let loads = loads.join(", ");
-        for (kind, rows) in servers.iter().zip(&rows) {
-            let median = |f: fn(&Row) -> f64| {
-                let mut v: Vec<f64> = rows.iter().map(f).collect();
-                v.sort_by(f64::total_cmp);
-                (v[v.len() / 2], v[0], v[v.len() - 1])
-            };
-            let (cps, low, high) = median(|r| r.calls_per_s);
-            println!(
-                "| {} | {mode_name} | {cps:.0} ({low:.0}..{high:.0}) | {:.2} | {:.2} | {:.2} | {loads} |",
-                kind.name,
-                median(|r| r.cpu_us).0,
-                median(|r| r.allocations).0,
-                median(|r| r.handler).0
-            );
+    }
+    if transport.as_deref() != Some("stdio") {
+        println!(
+            "\nMCP over Streamable HTTP: `tools/call` of `note`; {connections} connections lock-step, {http_calls} calls, after {warmup} not measured; {rounds} rounds\n"
+        );
+        header("replies");
+        let servers: Vec<&HttpKind> = HTTP_SERVERS
+            .iter()
+            .filter(|k| only.as_deref().is_none_or(|o| k.name == o))
+            .collect();
+        let client = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        for (sse, replies) in [(false, "JSON"), (true, "SSE")] {
+            let servers: Vec<&HttpKind> =
+                servers.iter().copied().filter(|k| k.sse == sse).collect();
+            if servers.is_empty() {
+                continue;
+            }
+            let names: Vec<&str> = servers.iter().map(|k| k.name).collect();
+            rounds_of(&names, replies, rounds, |i| {
+                streamable_http::session(servers[i], &client, connections, http_calls, warmup)
+            });
         }
     }
     println!("\n| server binary | bytes | stripped |");

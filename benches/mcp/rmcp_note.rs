@@ -4,10 +4,14 @@
 //! multi-threaded tokio runtime (`#[tokio::main]`'s; `--current-thread` for tokio's
 //! single-threaded one, as the jsonrpc-slice server runs).
 //!
+//! With `--http ADDR`, Streamable HTTP instead (`serve_http`), with `--json` for
+//! JSON replies.
+//!
 //! `note` takes `{"text": string}` (typed: decoded into `Note`) and answers one text
 //! content, `noted: TEXT`. The tool's code runs inside `mcp_bench::handler`, so what
 //! it allocates is counted as the handler's.
 
+use axum::serve::ListenerExt;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{ServerCapabilities, ServerConfig};
@@ -51,6 +55,34 @@ impl ServerHandler for Notes {
     }
 }
 
+/// Streamable HTTP at `http://ADDR/mcp`, served as rmcp's docs and tests serve it (an
+/// axum router nesting `StreamableHttpService`): with sessions and SSE replies (its
+/// defaults), or with `json` stateless with JSON replies (`legacy_session_mode`
+/// off, `json_response` on: rmcp answers JSON only without sessions).
+async fn serve_http(addr: &str, json: bool) -> Result<(), Box<dyn std::error::Error>> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(!json)
+        .with_json_response(json);
+    let service: StreamableHttpService<Notes, LocalSessionManager> =
+        StreamableHttpService::new(|| Ok(Notes::new()), Default::default(), config);
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    // TCP_NODELAY, which axum leaves off: an SSE reply goes out in several small
+    // writes, and with Nagle's algorithm each waited for the client's delayed ACK
+    // (~40 ms a call).
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    eprintln!("listening on http://{local}/mcp");
+    axum::serve(listener, router).await?;
+    Ok(())
+}
+
 async fn serve(pipes: bool) -> Result<(), Box<dyn std::error::Error>> {
     let service = if pipes {
         Notes::new().serve(rmcp::transport::stdio_pipes()).await?
@@ -73,7 +105,15 @@ fn main() -> std::process::ExitCode {
     .enable_all()
     .build()
     .expect("runtime");
-    match runtime.block_on(serve(has("--pipes"))) {
+    let http = args
+        .iter()
+        .position(|a| a == "--http")
+        .and_then(|i| args.get(i + 1));
+    let served = match http {
+        Some(addr) => runtime.block_on(serve_http(addr, has("--json"))),
+        None => runtime.block_on(serve(has("--pipes"))),
+    };
+    match served {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rmcp-note: {e}");
