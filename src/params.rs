@@ -120,6 +120,27 @@ impl<'a> Params<'a> {
         self.raw?.at(path)
     }
 
+    /// The member `key` of the params' `_meta` object, read where it is (nothing else
+    /// of the params is decoded): the metadata a protocol carries beside a call's
+    /// arguments (MCP's progress token, protocol version and client capabilities).
+    /// `None` if the params are not an object, have no `_meta` object, or it has no
+    /// such member. One walk, as [`at`](Self::at).
+    ///
+    /// ```
+    /// use jsonrpc_slice::{Params, RawJson};
+    ///
+    /// let p = Params::new(Some(RawJson::new(br#"{"name": "add", "_meta": {
+    ///     "io.modelcontextprotocol/protocolVersion": "2026-07-28", "progressToken": 7}}"#)?));
+    /// let version = p.meta("io.modelcontextprotocol/protocolVersion").and_then(|v| v.as_str());
+    /// assert!(version.is_some_and(|v| v.eq_str("2026-07-28")));
+    /// assert_eq!(p.meta("progressToken").and_then(|t| t.as_i64()), Some(7));
+    /// assert_eq!(p.meta("absent"), None);
+    /// # Ok::<(), jsonrpc_slice::scan::ScanError>(())
+    /// ```
+    pub fn meta(&self, key: &str) -> Option<RawJson<'a>> {
+        self.at(&[Step::Key("_meta"), Step::Key(key)])
+    }
+
     /// The positional params in order (empty unless the params are an array), in one
     /// pass; [`Elements::next_i64`] reads the next one as an integer in the same step.
     pub fn positional(&self) -> Elements<'a> {

@@ -488,24 +488,41 @@ impl<'a> RawStr<'a> {
 
     /// `true` if the decoded string equals `s`.
     pub fn eq_str(&self, s: &str) -> bool {
-        if !cfg!(jsonrpc_slice_fast) {
-            return self.eq_decoded(s);
-        }
-        if !self.has_escapes() {
-            return self.raw == s.as_bytes();
-        }
-        self.bytes().eq(s.bytes())
+        self.eq_bytes(s.as_bytes())
     }
 
-    /// [`eq_str`](Self::eq_str) in the compact build: decoded always, in one
+    /// `true` if the decoded string's UTF-8 bytes equal `bytes`: escapes decoded as
+    /// they are compared, without a copy (a value sent twice, escaped in a JSON body
+    /// and as bytes elsewhere, say an HTTP header, compared as the same text).
+    ///
+    /// ```
+    /// use jsonrpc_slice::RawJson;
+    ///
+    /// let name = RawJson::new(br#""caf\u00e9 \"x\"""#)?.as_str().unwrap();
+    /// assert!(name.eq_bytes("café \"x\"".as_bytes()));
+    /// // The escapes as sent are not the text.
+    /// assert!(!name.eq_bytes(br#"caf\u00e9 \"x\""#));
+    /// # Ok::<(), jsonrpc_slice::scan::ScanError>(())
+    /// ```
+    pub fn eq_bytes(&self, bytes: &[u8]) -> bool {
+        if !cfg!(jsonrpc_slice_fast) {
+            return self.eq_decoded(bytes);
+        }
+        if !self.has_escapes() {
+            return self.raw == bytes;
+        }
+        self.bytes().eq(bytes.iter().copied())
+    }
+
+    /// [`eq_bytes`](Self::eq_bytes) in the compact build: decoded always, in one
     /// out-of-line loop, and no `memcmp` to link.
     #[inline(never)]
-    pub(crate) fn eq_decoded(&self, s: &str) -> bool {
+    pub(crate) fn eq_decoded(&self, bytes: &[u8]) -> bool {
         // An escape decodes to fewer bytes than it takes: never longer than sent.
-        if self.raw.len() < s.len() {
+        if self.raw.len() < bytes.len() {
             return false;
         }
-        self.bytes().eq(s.bytes())
+        self.bytes().eq(bytes.iter().copied())
     }
 
     /// Decodes the string into `buf` and returns it, or `None` if `buf` is too small.

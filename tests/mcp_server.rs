@@ -79,7 +79,7 @@ const SESSION: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":
 {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"late"}}
 {"jsonrpc":"2.0","method":"notifications/whatever"}
 {"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"no-such-tool","arguments":{}}}
-{"jsonrpc":"2.0","id":10,"method":"resources/list"}
+{"jsonrpc":"2.0","id":10,"method":"no/such/method"}
 {"jsonrpc":"2.0","id":11,"method":"initialize","params":{"protocolVersion":"2099-01-01"}}
 "#;
 
@@ -102,9 +102,11 @@ fn serve(input: &[u8]) -> (Vec<u8>, usize) {
         } = &mut *m;
         let mut wire = Wire(Vec::with_capacity(1024 * 1024));
         let mut reader = Chunks(&input);
+        // The documents are written here, once, before the session.
+        let mcp = Mcp::new();
         let (served, allocations) = counting::counting(|| {
             embassy_futures::block_on(SERVER.serve(
-                &Mcp,
+                &mcp,
                 framer,
                 slots,
                 outbox,
@@ -144,14 +146,17 @@ fn a_full_session_allocates_nothing_and_answers_as_mcp_says() {
     let ok = |id: Value, result: Value| json!({"jsonrpc": "2.0", "result": result, "id": id});
     let err = |id: Value, code: i64, message: &str| json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}, "id": id});
     let info = |v: &str| {
-        json!({"protocolVersion": v, "capabilities": {"tools": {"listChanged": false}},
+        json!({"protocolVersion": v, "capabilities": capabilities(),
                "serverInfo": {"name": "jsonrpc-slice-mcp", "version": version}})
     };
     let want = vec![
         ok(json!(0), info("2025-06-18")),
         ok(json!(1), json!({})),
         ok(json!(2), tools()),
-        ok(json!(3), text_result("42")),
+        ok(
+            json!(3),
+            json!({"content": [{"type": "text", "text": "42"}], "structuredContent": {"sum": 42}}),
+        ),
         ok(
             json!(4),
             json!({"content": [{"type": "text", "text": "argument `a` must be a 64-bit integer"}],
@@ -178,18 +183,103 @@ fn a_full_session_allocates_nothing_and_answers_as_mcp_says() {
     }
 }
 
-/// What `tools/list` must say: three tools with JSON-Schema input schemas.
+fn capabilities() -> Value {
+    json!({"tools": {"listChanged": false}, "resources": {"subscribe": true, "listChanged": false},
+           "prompts": {"listChanged": false}, "logging": {}, "completions": {}})
+}
+
+/// What `tools/list` says: the example's document, written once from its types.
 fn tools() -> Value {
-    let object = |props: Value, required: &[&str]| json!({"type": "object", "properties": props, "required": required});
-    json!({"tools": [
-        {"name": "add", "description": "Adds two integers.",
-         "inputSchema": object(json!({"a": {"type": "integer"}, "b": {"type": "integer"}}), &["a", "b"])},
-        {"name": "echo", "description": "Returns the text it is given.",
-         "inputSchema": object(json!({"text": {"type": "string"}}), &["text"])},
-        {"name": "countdown", "description": "Counts to n, reporting progress at each step, then says done.",
-         "inputSchema": object(json!({"n": {"type": "integer", "minimum": 0, "maximum": 100},
-                                      "delay_ms": {"type": "integer", "minimum": 0, "maximum": 60000}}), &["n"])},
-    ]})
+    mcp_server::tools()
+}
+
+/// The schemas derived from the argument types, as `tools/list` gives them: what the
+/// types say, pinned here (a change to a type shows as a change to this test).
+#[test]
+fn the_schemas_are_the_types() {
+    let listed = tools();
+    let schema = |name: &str, which: &str| {
+        let tool = listed["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap();
+        let mut s = tool[which].clone();
+        s.as_object_mut().unwrap().remove("$schema");
+        s
+    };
+    assert_eq!(
+        schema("add", "inputSchema"),
+        json!({"type": "object", "required": ["a", "b"], "properties": {
+            "a": {"type": "integer", "format": "int64", "description": "The first addend."},
+            "b": {"type": "integer", "format": "int64", "description": "The second addend."}}})
+    );
+    assert_eq!(
+        schema("add", "outputSchema"),
+        json!({"type": "object", "required": ["sum"], "properties": {
+            "sum": {"type": "integer", "format": "int128", "description": "`a + b` (beyond 64 bits when it must be)."}}})
+    );
+    assert_eq!(
+        schema("countdown", "inputSchema")["properties"]["n"],
+        json!({"type": "integer", "format": "uint8", "minimum": 0, "maximum": 100, "description": "How many steps."})
+    );
+    assert_eq!(schema("countdown", "inputSchema")["required"], json!(["n"]));
+    assert_eq!(
+        schema("test_simple_text", "inputSchema"),
+        json!({"type": "object", "properties": {}})
+    );
+}
+
+/// The handlers' checks agree with the types the schemas come from: an argument
+/// object the type takes is a tool result, one it refuses is `isError`.
+#[test]
+fn the_handlers_take_what_the_types_take() {
+    use mcp_server::{AddArgs, CountdownArgs, EchoArgs};
+    let cases: &[(&str, Value)] = &[
+        ("add", json!({"a": 1, "b": 2})),
+        ("add", json!({"a": 1})),
+        ("add", json!({"a": "1", "b": 2})),
+        ("add", json!({"a": 1.5, "b": 2})),
+        (
+            "add",
+            json!({"a": -9223372036854775808i64, "b": 9223372036854775807i64}),
+        ),
+        ("echo", json!({"text": "hi"})),
+        ("echo", json!({"text": 7})),
+        ("echo", json!({})),
+        ("countdown", json!({"n": 0})),
+        ("countdown", json!({"n": 100, "delay_ms": 0})),
+        ("countdown", json!({"n": 101})),
+        ("countdown", json!({"n": -1})),
+        ("countdown", json!({"n": 2, "delay_ms": -5})),
+        ("countdown", json!({"delay_ms": 5})),
+    ];
+    let input: Vec<String> = cases
+        .iter()
+        .enumerate()
+        .map(|(id, (name, args))| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": name, "arguments": args}})
+            .to_string()
+        })
+        .collect();
+    let (wire, _) = serve(input.join("\n").as_bytes());
+    let got = lines(&wire);
+    assert_eq!(got.len(), cases.len());
+    for ((name, args), reply) in cases.iter().zip(&got) {
+        let typed = match *name {
+            "add" => serde_json::from_value::<AddArgs>(args.clone()).is_ok(),
+            "echo" => serde_json::from_value::<EchoArgs>(args.clone()).is_ok(),
+            _ => {
+                // The type's range, as its schema states it (`range(max = 100)` on a u8,
+                // `max = 60000` on a u32).
+                serde_json::from_value::<CountdownArgs>(args.clone()).is_ok_and(|c| c.in_range())
+            }
+        };
+        let handled = reply["result"]["isError"] != true && reply["result"].is_object();
+        assert_eq!(handled, typed, "{name} {args}: {reply}");
+    }
 }
 
 #[test]
@@ -244,7 +334,7 @@ fn arguments_are_checked_and_named() {
             "-32602: Unknown tool: té\"st",
             "-32602: Invalid params: `name` must be a string",
             &format!(
-                r#"{{"capabilities":{{"tools":{{"listChanged":false}}}},"protocolVersion":"2025-11-25","serverInfo":{{"name":"jsonrpc-slice-mcp","version":"{}"}}}}"#,
+                r#"{{"capabilities":{{"completions":{{}},"logging":{{}},"prompts":{{"listChanged":false}},"resources":{{"listChanged":false,"subscribe":true}},"tools":{{"listChanged":false}}}},"protocolVersion":"2025-11-25","serverInfo":{{"name":"jsonrpc-slice-mcp","version":"{}"}}}}"#,
                 env!("CARGO_PKG_VERSION")
             ),
         ]
@@ -306,7 +396,8 @@ fn a_ping_is_answered_during_a_countdown_and_a_cancelled_countdown_is_not() {
             let (server_r, server_w) = tokio::io::split(server);
             let (mut client_r, mut client_w) = tokio::io::split(client);
             let (mut r, mut w) = (jsonrpc_slice::io::tokio::Io(server_r), jsonrpc_slice::io::tokio::Io(server_w));
-            let serve = SERVER.serve(&Mcp, framer, slots, outbox, chunk, &mut r, &mut w);
+            let mcp = Mcp::new();
+            let serve = SERVER.serve(&mcp, framer, slots, outbox, chunk, &mut r, &mut w);
             let client = async {
                 use tokio::io::{AsyncReadExt, AsyncWriteExt};
                 let mut got = Vec::new();

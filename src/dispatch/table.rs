@@ -324,7 +324,7 @@ impl<C> MethodTable<C> {
     /// [`lookup`](Self::lookup) by the decoded name, hashed and compared a byte at a
     /// time: for a name sent with escapes.
     fn lookup_decoded(&self, name: RawStr<'_>) -> Option<(usize, &'static Method<C>)> {
-        self.probe(stream_hash(name.bytes()), |n| name.eq_decoded(n))
+        self.probe(stream_hash(name.bytes()), |n| name.eq_decoded(n.as_bytes()))
     }
 
     /// The rows one after the other, each compared byte for byte with `raw`: the
@@ -345,7 +345,7 @@ impl<C> MethodTable<C> {
         self.methods
             .iter()
             .enumerate()
-            .find(|(_, m)| name.eq_decoded(m.name))
+            .find(|(_, m)| name.eq_decoded(m.name.as_bytes()))
     }
 
     /// The row whose name `eq` accepts, probing from the slot `hash` picks and

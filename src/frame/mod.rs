@@ -12,6 +12,8 @@
 //! - [`json_stream`]: JSON messages back to back with no delimiter (Ethereum IPC).
 //! - [`cobs`]: COBS-encoded frames ended by `0x00`, optionally with a CRC-16 or CRC-32
 //!   trailer (binary-safe; corrupted frames dropped).
+//! - [`sse`]: server-sent events (`text/event-stream`): each event's `data:` a message;
+//!   a writer of events, comments and `retry:` too.
 //!
 //! All implement [`Framer`], so every serve loop ([`Service`](crate::service::Service),
 //! the concurrent service) takes any.
@@ -20,6 +22,7 @@ pub mod cobs;
 pub mod content_length;
 pub mod json_stream;
 pub mod newline;
+pub mod sse;
 
 use cobs::CobsPieces;
 pub use cobs::Encoding;
@@ -164,6 +167,30 @@ impl<const N: usize> Framer for json_stream::JsonStreamAccumulator<N> {
     // As geth writes its replies: ethers splits what it reads at line ends.
     fn reply_trailer(&self) -> &'static [u8] {
         b"\n"
+    }
+}
+
+impl<const N: usize> Framer for sse::SseAccumulator<N> {
+    fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {
+        sse::SseAccumulator::feed(self, input)
+    }
+
+    fn finish(&mut self) -> EndOfInput<'_> {
+        sse::SseAccumulator::finish(self)
+    }
+
+    fn max_frame(&self) -> usize {
+        N
+    }
+
+    fn reply_header<'s>(&self, _: usize, _: &'s mut [u8; 40]) -> &'s [u8] {
+        b"data: "
+    }
+
+    // The codec's replies hold no line break: one `data:` line, then the blank line
+    // that ends the event.
+    fn reply_trailer(&self) -> &'static [u8] {
+        b"\n\n"
     }
 }
 

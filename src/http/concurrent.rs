@@ -7,10 +7,14 @@
 //! notification answered by nothing) stays the codec's, and each reply comes back as
 //! `[reply]`, whose brackets are dropped as the replies are joined into the batch
 //! reply (in the order the calls complete: JSON-RPC allows any). A single object is
-//! handed on the same way. What no handler answers (a parse error, `[]`, a batch over
+//! handed on as it is (so a server whose `Limits::max_batch` is 0, which refuses every
+//! batch, still answers it), and its reply told from the messages handlers send on
+//! their own by its lack of a `method`. What no handler answers (a parse error, `[]`, a batch over
 //! `Limits::max_batch`, a value that is not an object) is answered by the codec
-//! directly. Messages a handler sends on its own (`Call::notify`) have no way back
-//! over HTTP and are dropped.
+//! directly. Messages a handler sends on its own (`Call::notify`) are kept as
+//! server-sent events when a gate asked for the reply as events (`Buffers::events`,
+//! at most the reply buffer's size of them; past it the rest are dropped), and
+//! dropped otherwise: a JSON reply has no room for them.
 //!
 //! The service's futures are not `Send`: each such request runs on tokio's blocking
 //! pool, its loop driven by `Handle::block_on` (the runtime's timers and I/O reach
@@ -76,6 +80,8 @@ where
             reply,
             slots,
             spans,
+            events,
+            keep_events,
         } = buffers;
         spans.clear();
         let batch = match envelope::parse(body, self.server.limits()) {
@@ -98,10 +104,13 @@ where
                 spans.push((at, at + element.as_bytes().len()));
             }
         } else {
-            // The object, with a byte of room on each side for its brackets.
-            body.insert(0, b' ');
-            body.push(b' ');
-            spans.push((1, body.len() - 1));
+            // No method (a response, or not a request at all): no handler's, and the
+            // service would take a response for one to a request of its own, which
+            // over HTTP it never sends. The codec's answer.
+            if RawJson::new(body).map_or(true, |m| m.get("method").is_none()) {
+                return Some(self.base.handle(&mut (), body, reply).map(<[u8]>::len));
+            }
+            spans.push((0, body.len()));
         }
         let frame = body.len();
         let need = LentSlots::<N>::bytes(frame, reply.len());
@@ -115,14 +124,24 @@ where
             spans,
             next: 0,
             restore: None,
+            brackets: batch,
         };
         let count = framer.spans.len();
+        let room = reply.len();
         let mut collect = Collect {
             out: reply,
             len: 0,
             kept: 0,
+            start: 0,
             overflow: false,
             state: State::Length(0),
+            single: !batch,
+            events: keep_events.then_some(Events {
+                out: events,
+                room,
+                start: 0,
+                full: false,
+            }),
         };
         let (mut chunk, mut tokens) = ([0u8; 64], Tokens(count));
         let serve = self.server.serve(
@@ -180,6 +199,9 @@ struct Elements<'b> {
     next: usize,
     /// The bytes the last frame's brackets replaced, and where.
     restore: Option<[(usize, u8); 2]>,
+    /// Each element is put between brackets (a batch's); else the one message is
+    /// handed on as it is.
+    brackets: bool,
 }
 
 impl Framer for Elements<'_> {
@@ -197,6 +219,12 @@ impl Framer for Elements<'_> {
             return FeedResult::Consumed;
         };
         self.next += 1;
+        if !self.brackets {
+            return FeedResult::Frame {
+                frame: &self.body[start..end],
+                remaining,
+            };
+        }
         let (open, close) = (start - 1, end);
         self.restore = Some([(open, self.body[open]), (close, self.body[close])]);
         self.body[open] = b'[';
@@ -272,12 +300,70 @@ struct Collect<'r> {
     len: usize,
     /// Replies kept.
     kept: usize,
+    /// Where the message being written starts (a single request's).
+    start: usize,
     /// The replies did not fit in `out`.
     overflow: bool,
     state: State,
+    /// Where the messages handlers send on their own go, if anywhere.
+    events: Option<Events<'r>>,
+    /// The request is one message, not a batch: every message is written to `out`,
+    /// then dropped (or moved to `events`) at its end if it is not a response.
+    single: bool,
+}
+
+/// The messages handlers sent on their own, as server-sent events: `data: `, the
+/// message, a blank line (the codec's messages hold no line break).
+struct Events<'r> {
+    out: &'r mut Vec<u8>,
+    /// The most bytes kept.
+    room: usize,
+    /// Where the event being written starts.
+    start: usize,
+    /// One did not fit: it and the rest are dropped.
+    full: bool,
+}
+
+impl Events<'_> {
+    fn push(&mut self, byte: u8, first: bool, last: bool) {
+        if self.full {
+            return;
+        }
+        if first {
+            self.start = self.out.len();
+            self.out.extend_from_slice(b"data: ");
+        }
+        self.out.push(byte);
+        if last {
+            self.out.extend_from_slice(b"\n\n");
+        }
+        if self.out.len() > self.room {
+            self.out.truncate(self.start);
+            self.full = true;
+        }
+    }
 }
 
 impl Collect<'_> {
+    /// A message of a single request ended (at `start..len`): the reply stays; a
+    /// message a handler sent on its own (it has a `method`) goes to `events`, or
+    /// nowhere.
+    fn end_single(&mut self) {
+        let message = &self.out[self.start..self.len];
+        let sent = RawJson::new(message).is_ok_and(|m| m.get("method").is_some());
+        if !sent {
+            self.kept += 1;
+            return;
+        }
+        if let Some(events) = &mut self.events {
+            let last = message.len().saturating_sub(1);
+            for (i, &byte) in message.iter().enumerate() {
+                events.push(byte, i == 0, i == last);
+            }
+        }
+        self.len = self.start;
+    }
+
     fn push(&mut self, byte: u8) {
         match self.out.get_mut(self.len) {
             Some(b) => {
@@ -305,6 +391,23 @@ impl Write for Collect<'_> {
                     n.saturating_mul(10)
                         .saturating_add(usize::from(byte.wrapping_sub(b'0'))),
                 ),
+                State::Body { left, first, .. } if self.single => {
+                    if first {
+                        self.start = self.len;
+                    }
+                    self.push(byte);
+                    if left == 1 && !self.overflow {
+                        self.end_single();
+                    }
+                    match left - 1 {
+                        0 => State::Length(0),
+                        left => State::Body {
+                            left,
+                            keep: false,
+                            first: false,
+                        },
+                    }
+                }
                 State::Body { left, keep, first } => {
                     let keep = if first { byte == b'[' } else { keep };
                     if keep && first && self.kept > 0 {
@@ -316,6 +419,9 @@ impl Write for Collect<'_> {
                     // The reply's own brackets are dropped.
                     if keep && !first && left > 1 {
                         self.push(byte);
+                    }
+                    if let (false, Some(events)) = (keep, &mut self.events) {
+                        events.push(byte, first, left == 1);
                     }
                     match left - 1 {
                         0 => State::Length(0),

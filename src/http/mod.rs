@@ -36,10 +36,16 @@
 //! once, each in a slot of its own, so a slow call does not hold up the others
 //! (`concurrent.rs` says how).
 //!
+//! A protocol with rules of its own over HTTP (MCP's Streamable HTTP) puts them in a
+//! [`gate`] ([`HttpServer::with_gate`]): it sees each request and its body, answers it
+//! itself (a refusal) or says how the codec's answer goes (as JSON or as server-sent
+//! events, `202` for no reply).
+//!
 //! With the `websocket` feature, [`HttpServer::with_websocket`] takes WebSocket
 //! upgrades on the same address, with subscriptions ([`websocket`]).
 
 mod concurrent;
+pub mod gate;
 #[cfg(feature = "websocket")]
 mod pubsub;
 mod server;

@@ -14,16 +14,17 @@ use std::vec;
 use std::vec::Vec;
 
 use hyper::body::{Body, Buf, Bytes, Frame, Incoming, SizeHint};
-use hyper::header::{HeaderMap, HeaderValue, ALLOW, CONNECTION, CONTENT_TYPE};
+use hyper::header::{HeaderMap, HeaderValue, ALLOW, CACHE_CONTROL, CONNECTION, CONTENT_TYPE};
 use hyper::rt::ReadBufCursor;
 use hyper::server::conn::http1;
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::{Method, Request, Response, StatusCode, Uri};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use super::concurrent::{Handlers, Slotted};
+use super::gate::{Head, Verdict};
 use crate::dispatch::AsyncMethods;
 use crate::io::accept::{is_per_connection, out_of_descriptors};
 use crate::service::concurrent::{Call, ConcurrentServer};
@@ -100,6 +101,7 @@ impl Default for Settings {
 pub struct HttpServer<C: 'static> {
     server: Methods<C>,
     context: Arc<dyn Fn() -> C + Send + Sync>,
+    gate: Option<Arc<Gate>>,
     settings: Settings,
     #[cfg(feature = "websocket")]
     websocket: Option<super::websocket::WebSocket>,
@@ -126,6 +128,7 @@ where
         Self {
             server: Methods::Blocking(server),
             context: Arc::new(context),
+            gate: None,
             settings: Settings::default(),
             #[cfg(feature = "websocket")]
             websocket: None,
@@ -167,6 +170,7 @@ where
         Self {
             server: Methods::Concurrent(Arc::new(Slotted::<T, N>::new(server))),
             context: Arc::new(state),
+            gate: None,
             settings: Settings::default(),
             #[cfg(feature = "websocket")]
             websocket: None,
@@ -179,6 +183,35 @@ where
     #[cfg_attr(docsrs, doc(cfg(feature = "websocket")))]
     pub fn with_websocket(mut self, websocket: super::websocket::WebSocket) -> Self {
         self.websocket = Some(websocket);
+        self
+    }
+
+    /// The same server, each request shown to `gate` with its body before it is
+    /// answered: the gate answers it itself (a refusal), or says how it is answered (a reply as JSON or as server-sent
+    /// events, the status of no reply, headers to add). See [`gate`](super::gate).
+    ///
+    /// ```no_run
+    /// use jsonrpc_slice::http::gate::{local_origin, Verdict};
+    /// use jsonrpc_slice::http::HttpServer;
+    /// use jsonrpc_slice::{demo, Server};
+    ///
+    /// static SERVER: Server<()> = Server::new(demo::TABLE);
+    ///
+    /// # async fn run() -> std::io::Result<()> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8545").await?;
+    /// let server = HttpServer::new(&SERVER, || ()).with_gate(|head| match head.uri.path() {
+    ///     _ if !local_origin(head.headers) => Verdict::respond(hyper::StatusCode::FORBIDDEN, ""),
+    ///     "/rpc" => Verdict::answer(),
+    ///     _ => Verdict::respond(hyper::StatusCode::NOT_FOUND, ""),
+    /// });
+    /// server.serve(listener).await
+    /// # }
+    /// ```
+    pub fn with_gate(
+        mut self,
+        gate: impl Fn(&Head<'_>) -> Verdict + Send + Sync + 'static,
+    ) -> Self {
+        self.gate = Some(Arc::new(gate));
         self
     }
 
@@ -208,6 +241,7 @@ where
         let shared = Arc::new(Shared {
             server: self.server,
             context: self.context,
+            gate: self.gate,
             pool: Arc::new(Pool {
                 state: Mutex::new(PoolState {
                     free: Vec::with_capacity(settings.buffers),
@@ -294,10 +328,14 @@ impl<C> Clone for Methods<C> {
     }
 }
 
+/// An application's rules on a request (see [`HttpServer::with_gate`]).
+type Gate = dyn Fn(&Head<'_>) -> Verdict + Send + Sync;
+
 /// What every connection and request of one server shares.
 struct Shared<C: 'static> {
     server: Methods<C>,
     context: Arc<dyn Fn() -> C + Send + Sync>,
+    gate: Option<Arc<Gate>>,
     settings: Settings,
     pool: Arc<Pool>,
     /// The open connections, oldest first.
@@ -731,7 +769,9 @@ where
         _ if !json_content_type(&head.headers) => Some(StatusCode::UNSUPPORTED_MEDIA_TYPE),
         _ => None,
     };
-    let mut answer = pin!(answer(&shared, head.headers, refused, incoming));
+    // The gate's view of the target: only kept when there is a gate.
+    let target = shared.gate.as_ref().map(|_| (head.method, head.uri));
+    let mut answer = pin!(answer(&shared, head.headers, target, refused, incoming));
     poll_fn(|cx| match answer.as_mut().poll(cx) {
         Poll::Ready(response) => Poll::Ready(Ok(response)),
         Poll::Pending if conn.expired.load(Ordering::Acquire) => Poll::Ready(Ok(respond(
@@ -777,6 +817,7 @@ fn upgrade<C: 'static>(
 async fn answer<C: 'static>(
     shared: &Shared<C>,
     headers: HeaderMap,
+    target: Option<(Method, Uri)>,
     mut refused: Option<StatusCode>,
     mut incoming: Incoming,
 ) -> Response<Reply>
@@ -823,6 +864,38 @@ where
             break;
         }
     }
+    // The application's rules: on every request whose body was read whole (the
+    // method and content type are the gate's to overrule).
+    let readable = !matches!(
+        refused,
+        Some(StatusCode::PAYLOAD_TOO_LARGE | StatusCode::BAD_REQUEST)
+    );
+    let verdict = match (&shared.gate, &target) {
+        (Some(gate), Some((method, uri))) if readable => {
+            let body = match &held {
+                Some(held) => &held[..],
+                None => &taken.buffers().body[..],
+            };
+            let verdict = gate(&Head {
+                method,
+                uri,
+                headers: &headers,
+                body,
+            });
+            if let Some((status, why)) = &verdict.respond {
+                let reply = &mut taken.buffers().reply;
+                let len = why.len().min(reply.len());
+                reply[..len].copy_from_slice(&why[..len]);
+                let lent = (len > 0).then_some(Lent { taken, at: 0, len });
+                return respond_as(headers, *status, lent, &verdict);
+            }
+            Some(verdict)
+        }
+        _ => None,
+    };
+    let events = verdict.as_ref().is_some_and(|v| v.events);
+    taken.buffers().events.clear();
+    taken.buffers().keep_events = events;
     let len = match (refused, &shared.server) {
         (Some(_), _) => Ok(0),
         (None, Methods::Blocking(server)) => {
@@ -854,14 +927,72 @@ where
     let code = match (refused, len) {
         (Some(code), _) => code,
         (None, Err(_too_small)) => StatusCode::INTERNAL_SERVER_ERROR,
-        (None, Ok(0)) => StatusCode::NO_CONTENT,
+        (None, Ok(0)) => verdict
+            .as_ref()
+            .map_or(StatusCode::NO_CONTENT, |v| v.no_reply),
         (None, Ok(len)) => {
+            let len = match events {
+                true => as_events(taken.buffers(), len),
+                false => len,
+            };
             let lent = Lent { taken, at: 0, len };
-            return respond(headers, StatusCode::OK, Some(lent));
+            return match &verdict {
+                Some(verdict) => respond_as(headers, StatusCode::OK, Some(lent), verdict),
+                None => respond(headers, StatusCode::OK, Some(lent)),
+            };
         }
     };
     drop(taken);
-    respond(headers, code, None)
+    match &verdict {
+        Some(verdict) if refused.is_none() => respond_as(headers, code, None, verdict),
+        _ => respond(headers, code, None),
+    }
+}
+
+/// The reply's first `len` bytes made server-sent events: the messages the handlers
+/// sent on their own (already events, in `events`), then the reply as one; those
+/// messages are dropped when they do not fit with it. The new length.
+fn as_events(buffers: &mut Buffers, len: usize) -> usize {
+    const DATA: &[u8] = b"data: ";
+    const END: &[u8] = b"\n\n";
+    let Buffers { reply, events, .. } = buffers;
+    let room = reply.len();
+    let fits = |before: usize| before + DATA.len() + len + END.len() <= room;
+    let before = match (fits(events.len()), fits(0)) {
+        (true, _) => events.len(),
+        (false, true) => 0,
+        // Not even the reply alone: it goes as JSON, whole, rather than cut.
+        (false, false) => return len,
+    };
+    let at = before + DATA.len();
+    reply.copy_within(..len, at);
+    reply[..before].copy_from_slice(&events[..before]);
+    reply[before..at].copy_from_slice(DATA);
+    reply[at + len..at + len + END.len()].copy_from_slice(END);
+    at + len + END.len()
+}
+
+/// [`respond`], then what a gate's verdict adds: its headers, and for a reply sent as
+/// events or a refusal with a body, their content type.
+fn respond_as(
+    headers: HeaderMap,
+    code: StatusCode,
+    reply: Option<Lent>,
+    verdict: &Verdict,
+) -> Response<Reply> {
+    let with_body = reply.is_some();
+    let mut response = respond(headers, code, reply);
+    let headers = response.headers_mut();
+    if code == StatusCode::OK && verdict.events && with_body {
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    } else if with_body {
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    }
+    for (name, value) in &verdict.headers {
+        headers.append(name, value.clone());
+    }
+    response
 }
 
 /// The response: `reply` (none: an empty body) with `code` and the headers it needs,
@@ -919,6 +1050,10 @@ pub(super) struct Buffers {
     pub(super) reply: Vec<u8>,
     pub(super) slots: Vec<u8>,
     pub(super) spans: Vec<(usize, usize)>,
+    /// The messages handlers sent on their own, as server-sent events, when
+    /// `keep_events` (a gate asked for the reply as events); else they are dropped.
+    pub(super) events: Vec<u8>,
+    pub(super) keep_events: bool,
 }
 
 /// The buffer pairs: at most `most` made, each reused once given back.
@@ -960,6 +1095,8 @@ impl Pool {
                             reply: vec![0; self.reply],
                             slots: Vec::new(),
                             spans: Vec::new(),
+                            events: Vec::new(),
+                            keep_events: false,
                         }))
                     }
                     None => None,
@@ -1006,6 +1143,8 @@ impl Taken {
                 reply: Vec::new(),
                 slots: Vec::new(),
                 spans: Vec::new(),
+                events: Vec::new(),
+                keep_events: false,
             })
         })
     }
