@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Instructions per `tools/call` of each server of mcp_side_by_side.rs, counted by
-# callgrind over the whole server process (every thread): the load does not move them,
-# where it moves calls per second and CPU time.
+# Instructions per `tools/call` of each server of mcp_side_by_side.rs (stdio and
+# Streamable HTTP), counted by callgrind over the whole server process (every thread):
+# the load does not move them, where it moves calls per second and CPU time.
 #
 #   bash benches/mcp/instructions.sh [CALLS]      (default 2000 measured calls)
 #
@@ -31,21 +31,33 @@ echo "$((SHORT + CALLS)) measured calls after $WARMUP, the difference over $CALL
 echo
 echo "| server | pipelined | lock-step |"
 echo "|---|---:|---:|"
+# run TRANSPORT SERVER MODE N: the instructions of one session of N measured calls.
+run() {
+    local dir="$out/$RANDOM$RANDOM"
+    mkdir -p "$dir"
+    MCP_SERVER_WRAP="valgrind --tool=callgrind --callgrind-out-file=$dir/callgrind.out.%p" \
+        "$bin" --transport "$1" --only "$2" --mode "$3" --rounds 1 --warmup "$WARMUP" \
+        --calls "$4" --lockstep-calls "$4" --http-calls "$4" >/dev/null 2>"$dir/log" \
+        || { cat "$dir/log" >&2; exit 1; }
+    total "$dir"
+}
+# per_call TRANSPORT SERVER MODE: instructions a call, two runs' difference.
+per_call() {
+    local short long
+    short=$(run "$1" "$2" "$3" "$SHORT")
+    long=$(run "$1" "$2" "$3" "$((SHORT + CALLS))")
+    python3 -c 'import sys; a, b, n = map(int, sys.argv[1:]); print(f"{(b - a) / n:,.0f}")' "$short" "$long" "$CALLS"
+}
 for server in "floor: no JSON-RPC, a fixed reply" "jsonrpc-slice" "jsonrpc-slice, pipes" \
     "rmcp 3.11, stdio()" "rmcp 3.11, stdio_pipes()" "rmcp 3.11, stdio_pipes(), 1 thread"; do
-    row="| $server |"
-    for mode in pipelined lock-step; do
-        counts=()
-        for n in "$SHORT" "$((SHORT + CALLS))"; do
-            dir="$out/$mode-$n-$RANDOM"
-            mkdir -p "$dir"
-            MCP_SERVER_WRAP="valgrind --tool=callgrind --callgrind-out-file=$dir/callgrind.out.%p" \
-                "$bin" --only "$server" --mode "$mode" --rounds 1 --warmup "$WARMUP" \
-                --calls "$n" --lockstep-calls "$n" >/dev/null 2>"$dir/log" \
-                || { cat "$dir/log" >&2; exit 1; }
-            counts+=("$(total "$dir")")
-        done
-        row="$row $(python3 -c 'import sys; a, b, n = map(int, sys.argv[1:]); print(f"{(b - a) / n:,.0f}")' "${counts[0]}" "${counts[1]}" "$CALLS") |"
-    done
-    echo "$row"
+    echo "| $server | $(per_call stdio "$server" pipelined) | $(per_call stdio "$server" lock-step) |"
+done
+echo
+echo "Streamable HTTP, $CALLS calls on 4 connections lock-step:"
+echo
+echo "| server | replies | instructions/call |"
+echo "|---|---|---:|"
+for row in "JSON:jsonrpc-slice, no sessions, JSON" "JSON:rmcp 3.11, stateless, json_response" \
+    "SSE:jsonrpc-slice, sessions, SSE" "SSE:rmcp 3.11, sessions (its defaults)"; do
+    echo "| ${row#*:} | ${row%%:*} | $(per_call http "${row#*:}" pipelined) |"
 done

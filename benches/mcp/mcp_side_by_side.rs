@@ -80,6 +80,18 @@ const SERVERS: &[ServerKind] = &[
 
 const HTTP_SERVERS: &[HttpKind] = &[
     HttpKind {
+        name: "jsonrpc-slice, no sessions, JSON",
+        exe: env!("CARGO_BIN_EXE_slice-note"),
+        args: &["--json"],
+        sse: false,
+    },
+    HttpKind {
+        name: "jsonrpc-slice, sessions, SSE",
+        exe: env!("CARGO_BIN_EXE_slice-note"),
+        args: &[],
+        sse: true,
+    },
+    HttpKind {
         name: "rmcp 3.11, stateless, json_response",
         exe: env!("CARGO_BIN_EXE_rmcp-note"),
         args: &["--json"],

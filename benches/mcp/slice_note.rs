@@ -7,6 +7,9 @@
 //! `tokio::io::stdin` and `stdout` (the example's), which hand every read and write to
 //! a thread of tokio's blocking pool.
 //!
+//! With `--http ADDR`, Streamable HTTP instead (`mod http`), with `--json` for JSON
+//! replies.
+//!
 //! `note` takes `{"text": string}` (typed: decoded into `Note`) and answers one text
 //! content, `noted: TEXT`. The tool's code runs inside `mcp_bench::handler`, so what
 //! it allocates is counted as the handler's.
@@ -169,8 +172,138 @@ fn pipes() -> Option<(pipe::Receiver, pipe::Sender)> {
     Some((stdin, stdout))
 }
 
+/// Streamable HTTP at `http://ADDR/mcp`: the library's `HttpServer` (the same
+/// methods, 8 calls in flight) with a gate for MCP's rules, written as
+/// `examples/mcp-server.rs` writes its own but for 2025-11-25 only: `Host` and
+/// `Origin` checked (`403`), `POST /mcp` only, `202` for a notification; with `sse`,
+/// sessions (an `Mcp-Session-Id` for each `initialize`, required after it: `400`
+/// without, `404` unknown) and replies as server-sent events, as rmcp's defaults; else
+/// no sessions and JSON replies, as rmcp's `json_response`, which is stateless.
+mod http {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Mutex;
+
+    use hyper::header::{HeaderName, HeaderValue};
+    use hyper::{Method, StatusCode};
+    use jsonrpc_slice::http::gate::{local_origin, Head, Verdict};
+    use jsonrpc_slice::http::{HttpServer, Settings};
+    use jsonrpc_slice::RawJson;
+
+    const SESSION: HeaderName = HeaderName::from_static("mcp-session-id");
+    const MAX_SESSIONS: usize = 1024;
+
+    /// The sessions open: at most `MAX_SESSIONS`, the oldest closed for a new one.
+    struct Sessions {
+        open: Mutex<Vec<u64>>,
+        next: AtomicU64,
+        /// Mixed into the ids, so that they cannot be guessed from the count.
+        key: u64,
+    }
+
+    impl Sessions {
+        fn open(&self) -> u64 {
+            let n = self.next.fetch_add(1, Ordering::Relaxed);
+            let id = (n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ self.key).rotate_left(29);
+            let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+            if open.len() >= MAX_SESSIONS {
+                open.remove(0);
+            }
+            open.push(id);
+            id
+        }
+
+        fn find(&self, id: u64) -> bool {
+            let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+            open.contains(&id)
+        }
+    }
+
+    struct Gate {
+        sessions: Option<Sessions>,
+    }
+
+    impl Gate {
+        fn verdict(&self, head: &Head<'_>) -> Verdict {
+            if !local_origin(head.headers) {
+                return Verdict::respond(StatusCode::FORBIDDEN, "");
+            }
+            if head.uri.path() != "/mcp" {
+                return Verdict::respond(StatusCode::NOT_FOUND, "");
+            }
+            let answer = Verdict::answer().no_reply(StatusCode::ACCEPTED);
+            // Not POST: the library's `405`.
+            let (&Method::POST, Some(sessions)) = (head.method, &self.sessions) else {
+                return answer;
+            };
+            let answer = answer.events();
+            let Ok(message) = RawJson::new(head.body) else {
+                return answer; // the codec's -32700
+            };
+            let method = message.get("method").and_then(|m| m.as_str());
+            if method.is_some_and(|m| m.eq_str("initialize")) {
+                let id = HeaderValue::from_str(&format!("{:016x}", sessions.open()));
+                return match id {
+                    Ok(id) => answer.header(SESSION, id),
+                    Err(_) => Verdict::respond(StatusCode::INTERNAL_SERVER_ERROR, ""),
+                };
+            }
+            let session = head.headers.get(&SESSION).and_then(|v| v.to_str().ok());
+            match session.and_then(|s| u64::from_str_radix(s, 16).ok()) {
+                Some(s) if sessions.find(s) => answer,
+                Some(_) => Verdict::respond(StatusCode::NOT_FOUND, ""),
+                None => Verdict::respond(StatusCode::BAD_REQUEST, ""),
+            }
+        }
+    }
+
+    pub(super) async fn serve(addr: &str, sse: bool) -> std::io::Result<()> {
+        use std::hash::{BuildHasher, Hasher};
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let mut key = std::collections::hash_map::RandomState::new().build_hasher();
+        key.write_u64(0);
+        let gate = Gate {
+            sessions: sse.then(|| Sessions {
+                open: Mutex::new(Vec::with_capacity(MAX_SESSIONS)),
+                next: AtomicU64::new(1),
+                key: key.finish(),
+            }),
+        };
+        let server = HttpServer::concurrent::<{ super::SLOTS }, _>(&super::SERVER, || super::Notes)
+            .with_settings(Settings {
+                max_body: super::MAX_FRAME,
+                max_reply: super::MAX_REPLY,
+                ..Settings::default()
+            })
+            .with_gate(move |head| gate.verdict(head));
+        eprintln!("listening on http://{}/mcp", listener.local_addr()?);
+        server.serve(listener).await
+    }
+}
+
 fn main() -> ExitCode {
     mcp_bench::report_on_sigusr1();
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(addr) = args
+        .iter()
+        .position(|a| a == "--http")
+        .and_then(|i| args.get(i + 1))
+    {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build();
+        let Ok(runtime) = runtime else {
+            eprintln!("slice-note: cannot start the runtime");
+            return ExitCode::FAILURE;
+        };
+        let sse = !args.iter().any(|a| a == "--json");
+        return match runtime.block_on(http::serve(addr, sse)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("slice-note: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build();

@@ -37,7 +37,10 @@ struct Running {
 }
 
 fn start(kind: &HttpKind) -> Running {
-    let mut child = Command::new(kind.exe)
+    let wrap = std::env::var("MCP_SERVER_WRAP").unwrap_or_default();
+    let mut words = wrap.split_whitespace().chain([kind.exe]);
+    let mut child = Command::new(words.next().unwrap())
+        .args(words)
         .args(kind.args)
         .args(["--http", "127.0.0.1:0"])
         .stdin(Stdio::null())
@@ -84,8 +87,11 @@ impl Running {
         super::cpu_ns(self.child.id())
     }
 
+    /// Stops the server with `SIGTERM` (under callgrind, which then writes its
+    /// counts) and waits for it.
     fn stop(mut self) {
-        let _ = self.child.kill();
+        // SAFETY: kill has no memory preconditions; the pid is our live child's.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
         let _ = self.child.wait();
     }
 }
