@@ -86,6 +86,18 @@ const HTTP_SERVERS: &[HttpKind] = &[
         sse: false,
     },
     HttpKind {
+        name: "jsonrpc-slice, no sessions, JSON, state kept",
+        exe: env!("CARGO_BIN_EXE_slice-note"),
+        args: &["--json", "--keep"],
+        sse: false,
+    },
+    HttpKind {
+        name: "jsonrpc-slice, sessions, SSE, state kept",
+        exe: env!("CARGO_BIN_EXE_slice-note"),
+        args: &["--keep"],
+        sse: true,
+    },
+    HttpKind {
         name: "jsonrpc-slice, sessions, SSE",
         exe: env!("CARGO_BIN_EXE_slice-note"),
         args: &[],

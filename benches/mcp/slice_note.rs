@@ -8,7 +8,8 @@
 //! a thread of tokio's blocking pool.
 //!
 //! With `--http ADDR`, Streamable HTTP instead (`mod http`), with `--json` for JSON
-//! replies.
+//! replies, `--keep` to keep hyper's state for a waiting connection (`release_after`
+//! 60 s instead of 1 ms).
 //!
 //! `note` takes `{"text": string}` (typed: decoded into `Note`) and answers one text
 //! content, `noted: TEXT`. The tool's code runs inside `mcp_bench::handler`, so what
@@ -256,7 +257,7 @@ mod http {
         }
     }
 
-    pub(super) async fn serve(addr: &str, sse: bool) -> std::io::Result<()> {
+    pub(super) async fn serve(addr: &str, sse: bool, keep: bool) -> std::io::Result<()> {
         use std::hash::{BuildHasher, Hasher};
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let mut key = std::collections::hash_map::RandomState::new().build_hasher();
@@ -272,6 +273,12 @@ mod http {
             .with_settings(Settings {
                 max_body: super::MAX_FRAME,
                 max_reply: super::MAX_REPLY,
+                // `--keep`: hyper's state for a connection kept while it waits, as
+                // axum keeps it (the default drops it after 1 ms without a request).
+                release_after: match keep {
+                    true => std::time::Duration::from_secs(60),
+                    false => Settings::default().release_after,
+                },
                 ..Settings::default()
             })
             .with_gate(move |head| gate.verdict(head));
@@ -296,7 +303,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         };
         let sse = !args.iter().any(|a| a == "--json");
-        return match runtime.block_on(http::serve(addr, sse)) {
+        let keep = args.iter().any(|a| a == "--keep");
+        return match runtime.block_on(http::serve(addr, sse, keep)) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("slice-note: {e}");
