@@ -38,7 +38,12 @@
 //!
 //! With the `websocket` feature, [`HttpServer::with_websocket`] takes WebSocket
 //! upgrades on the same address, with subscriptions ([`websocket`]).
+//!
+//! The client side: [`RemoteClient`], the crate's [`Client`](crate::client::Client)
+//! over HTTP (one `POST` per call or batch on a keep-alive connection) or, with the
+//! `websocket` feature, a WebSocket (the server's notifications beside the replies).
 
+mod client;
 mod concurrent;
 #[cfg(feature = "websocket")]
 mod pubsub;
@@ -47,6 +52,7 @@ mod server;
 #[cfg_attr(docsrs, doc(cfg(feature = "websocket")))]
 pub mod websocket;
 
+pub use client::{ClientSettings, ConnectError, RemoteBatch, RemoteClient, RemoteError};
 #[cfg(feature = "websocket")]
 pub use pubsub::{Session, Subscribers, WithSync, CLOSE_NOT_READING};
 pub use server::{HttpServer, Settings};
