@@ -187,14 +187,14 @@ async fn a_connection_closed_before_the_reply_loses_the_call() {
 
 #[tokio::test]
 async fn a_keep_alive_connection_the_server_closed_is_made_again() {
-    // Each connection answers one request (`Connection: close`), then closes.
+    // Each connection answers one request, as keep-alive; once the client has the
+    // reply, it is closed (as a server's idle timeout does), and the server says so.
     let (http, addr) = listener().await;
-    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let count = accepted.clone();
+    let (closed, mut was_closed) = tokio::sync::mpsc::unbounded_channel();
+    let (close, mut to_close) = tokio::sync::mpsc::unbounded_channel::<()>();
     tokio::spawn(async move {
         loop {
             let (mut stream, _) = http.accept().await.unwrap();
-            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             let mut buf = Vec::new();
             if read_request(&mut stream, &mut buf).await {
                 // The request's id, answered.
@@ -204,14 +204,16 @@ async fn a_keep_alive_connection_the_server_closed_is_made_again() {
                     r#"{{"jsonrpc":"2.0","result":"0x539","id":{}}}"#,
                     request["id"]
                 );
-                let body = body.as_bytes();
                 let head = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
                     body.len()
                 );
                 stream.write_all(head.as_bytes()).await.unwrap();
-                stream.write_all(body).await.unwrap();
+                stream.write_all(body.as_bytes()).await.unwrap();
             }
+            to_close.recv().await.unwrap();
+            drop(stream);
+            closed.send(()).unwrap();
         }
     });
     let mut client: RemoteClient = RemoteClient::connect(&format!("http://{addr}"))
@@ -220,8 +222,10 @@ async fn a_keep_alive_connection_the_server_closed_is_made_again() {
     for _ in 0..3 {
         let chain: &str = client.call("eth_chainId", ()).await.unwrap();
         assert_eq!(chain, "0x539");
+        // The next call finds the connection closed.
+        close.send(()).unwrap();
+        was_closed.recv().await.unwrap();
     }
-    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 3);
 }
 
 #[tokio::test]

@@ -552,9 +552,9 @@ struct HttpLink {
 struct Connection {
     send: SendRequest<Outgoing>,
     /// Drives the connection; polled alongside every exchange (no task spawned).
-    driver: http1::Connection<TokioIo<TcpStream>, Outgoing>,
-    /// The driver has ended (the connection closed or failed).
-    done: bool,
+    /// `None` once it has ended (the connection closed or failed): dropped then, so
+    /// that hyper hands back a request it had not written.
+    driver: Option<http1::Connection<TokioIo<TcpStream>, Outgoing>>,
 }
 
 impl HttpLink {
@@ -597,8 +597,7 @@ impl HttpLink {
             .map_err(io::Error::other)?;
         self.conn = Some(Connection {
             send,
-            driver,
-            done: false,
+            driver: Some(driver),
         });
         Ok(())
     }
@@ -642,7 +641,7 @@ impl HttpLink {
             if self
                 .conn
                 .as_ref()
-                .map_or(true, |c| c.done || c.send.is_closed())
+                .map_or(true, |c| c.driver.is_none() || c.send.is_closed())
             {
                 if let Err(e) = self.connect(deadline(calls)).await {
                     break Err(e);
@@ -725,13 +724,16 @@ async fn exchange(
     body: &mut Vec<u8>,
     max: usize,
 ) -> Result<HeaderMap, Failed> {
-    let Connection { send, driver, done } = conn;
-    let mut driver = Pin::new(driver);
+    let Connection { send, driver } = conn;
     // The connection's own future, polled beside the exchange's: it does the I/O.
-    // Once it has ended, the exchange's futures end too (with hyper's error).
+    // Once it has ended it is dropped, and the exchange's futures end too (hyper's
+    // error, or the request handed back unsent).
     let mut drive = |cx: &mut Context<'_>| {
-        if !*done && driver.as_mut().poll(cx).is_ready() {
-            *done = true;
+        if driver
+            .as_mut()
+            .is_some_and(|d| Pin::new(d).poll(cx).is_ready())
+        {
+            *driver = None;
         }
     };
     let mut response = pin!(send.try_send_request(request));
