@@ -2,28 +2,26 @@
 //! over each framing: newline-delimited, `Content-Length`, COBS and COBS with a CRC-32.
 //!
 //! ```sh
-//! cargo build --release --features std && cargo run --release --example client
+//! cargo build --release --features std --bin jsonrpc-slice-serve
+//! cargo run --release --features std,serde --example client
 //! ```
 //!
-//! Requests are written into a fixed buffer, replies read through the library's
-//! framers and parsed borrowed, and a `Pending` table matches each reply to its
-//! request by id. It exits non-zero if any reply is not what the demo table answers.
+//! A `Connection` runs the client over the child's pipes: each call is written,
+//! registered and sent in one step, and its reply read back typed. It exits non-zero
+//! if any reply is not what the demo table answers.
 
-use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 
-use jsonrpc_slice::client::{
-    write_notification, write_request, IdCounter, Pending, RequestId, Resolution,
-};
-use jsonrpc_slice::envelope::{parse_response, Outcome, Response, ResponseMessage};
+use jsonrpc_slice::client::{CallError, Connection, ConnectionError, Incoming};
 use jsonrpc_slice::frame::cobs::{Check, CobsAccumulator};
 use jsonrpc_slice::frame::content_length::ContentLengthAccumulator;
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::frame::{frame_message, FeedResult, Framer};
-use jsonrpc_slice::{Limits, RawJson, WriteError};
+use jsonrpc_slice::frame::Framer;
+use jsonrpc_slice::io::Split;
+use jsonrpc_slice::RawJson;
 
-/// Where the `serve` example is: next to this binary, built by cargo.
+/// Where the `serve` binary is: next to this example, built by cargo.
 fn serve_path() -> PathBuf {
     if let Some(path) = std::env::var_os("JSONRPC_SLICE_SERVE") {
         return PathBuf::from(path);
@@ -37,184 +35,95 @@ fn serve_path() -> PathBuf {
     ))
 }
 
-/// One connection to a spawned server.
-struct Connection {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: ChildStdout,
-    framer: Box<dyn Framer>,
-    chunk: Vec<u8>,
-    /// Bytes read but not yet fed.
-    unread: Vec<u8>,
+fn params(json: &str) -> RawJson<'_> {
+    RawJson::new(json.as_bytes()).expect("valid JSON")
 }
 
-impl Connection {
-    fn spawn(framing: &str) -> Result<Self, String> {
-        let path = serve_path();
-        let mut child = Command::new(&path)
-            .args(["--framing", framing])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|e| {
-                format!(
-                    "cannot start {} ({e}); build it first: cargo build --release --features std",
-                    path.display()
-                )
-            })?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        let framer: Box<dyn Framer> = match framing {
-            "newline" => Box::new(LineAccumulator::<65536>::new()),
-            "cobs" => Box::new(CobsAccumulator::<65536>::new()),
-            "cobs-crc32" => Box::new(CobsAccumulator::<65536>::with_check(Check::Crc32)),
-            _ => Box::new(ContentLengthAccumulator::<65536>::new()),
-        };
-        Ok(Self {
-            child,
-            stdin,
-            stdout,
-            framer,
-            chunk: vec![0; 65536],
-            unread: Vec::new(),
-        })
-    }
-
-    /// Sends one message, framed as the server frames its replies.
-    fn send(&mut self, msg: &[u8]) -> std::io::Result<()> {
-        for piece in frame_message(&*self.framer, msg).pieces() {
-            self.stdin.write_all(piece)?;
-        }
-        self.stdin.flush()
-    }
-
-    /// Reads the next reply frame and hands it to `f`.
-    fn receive<T>(&mut self, f: impl FnOnce(&[u8]) -> T) -> Result<T, String> {
-        loop {
-            let input = std::mem::take(&mut self.unread);
-            match self.framer.feed(&input) {
-                FeedResult::Frame { frame, remaining } => {
-                    let rest = remaining.to_vec();
-                    let out = f(frame);
-                    self.unread = rest;
-                    return Ok(out);
-                }
-                FeedResult::Oversized { .. } | FeedResult::Malformed { .. } => {
-                    return Err("the server sent a reply that is not a frame".into())
-                }
-                FeedResult::Consumed => {}
-            }
-            let n = self
-                .stdout
-                .read(&mut self.chunk)
-                .map_err(|e| e.to_string())?;
-            if n == 0 {
-                return Err("the server closed its output".into());
-            }
-            self.unread = self.chunk[..n].to_vec();
-        }
-    }
-
-    fn close(mut self) -> Result<(), String> {
-        drop(self.stdin);
-        let status = self.child.wait().map_err(|e| e.to_string())?;
-        status
-            .success()
-            .then_some(())
-            .ok_or(format!("server exited with {status}"))
-    }
+/// What went wrong, as text (the client's errors borrow its buffers).
+fn text(e: impl std::fmt::Display) -> String {
+    e.to_string()
 }
 
-/// What a reply should say.
-enum Expect {
-    Result(&'static str),
-    Error(i64),
-}
-
-fn check(response: &Response<'_>, want: &Expect) -> Result<(), String> {
-    match (&response.outcome, want) {
-        (Outcome::Result(r), Expect::Result(w)) if r.as_bytes() == w.as_bytes() => Ok(()),
-        (Outcome::Error(e), Expect::Error(code)) if e.code == *code => Ok(()),
-        (got, _) => Err(format!("id {}: unexpected {got:?}", response.id)),
+/// The code of the server's error, or what went wrong instead.
+fn error_code<T: std::fmt::Debug>(
+    reply: Result<T, ConnectionError<'_, std::io::Error, std::io::Error>>,
+) -> Result<i64, String> {
+    match reply {
+        Err(ConnectionError::Call(CallError::Rpc(e))) => Ok(e.code),
+        other => Err(format!("expected an error, got {other:?}")),
     }
 }
 
 /// Runs the calls over one framing; returns how many replies were checked.
 fn session(framing: &str) -> Result<usize, String> {
-    let mut conn = Connection::spawn(framing)?;
-    let mut ids = IdCounter::new(1);
-    let mut pending: Pending<&'static str, 16> = Pending::new();
-    let mut buf = [0u8; 1024];
-    let calls: [(&str, &str, Expect); 6] = [
-        ("subtract", "[42,23]", Expect::Result("19")),
-        (
-            "subtract",
-            r#"{"subtrahend":23,"minuend":42}"#,
-            Expect::Result("19"),
-        ),
-        ("sum", "[1,2,4]", Expect::Result("7")),
-        ("get_data", "", Expect::Result(r#"["hello",5]"#)),
-        ("foobar", "", Expect::Error(-32601)),
-        ("fail", r#"{"why":"testing"}"#, Expect::Error(-32000)),
-    ];
-    let mut checked = 0;
-    for (method, params, want) in &calls {
-        let id = ids.next_id();
-        let msg = write_request(&mut buf, RequestId::Number(id), method, |p| match params {
-            &"" => Ok(()),
-            raw => p.raw(RawJson::new(raw.as_bytes()).map_err(|_| WriteError::Misuse)?),
+    let mut child = Command::new(serve_path())
+        .args(["--framing", framing])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            format!("cannot start the server ({e}); build it: cargo build --release --features std")
+        })?;
+    let mut pipes = Split(
+        child.stdout.take().ok_or("no stdout")?,
+        child.stdin.take().ok_or("no stdin")?,
+    );
+    let mut framer: Box<dyn Framer> = match framing {
+        "newline" => Box::new(LineAccumulator::<65536>::new()),
+        "cobs" => Box::new(CobsAccumulator::<65536>::new()),
+        "cobs-crc32" => Box::new(CobsAccumulator::<65536>::with_check(Check::Crc32)),
+        _ => Box::new(ContentLengthAccumulator::<65536>::new()),
+    };
+    let (mut input, mut output) = (vec![0; 65536], vec![0; 65536]);
+    // Anything that answers no call (an answered notification, say) is counted.
+    let mut strays = 0;
+    let mut stray = |_: Incoming<'_>| strays += 1;
+    let now = std::time::Instant::now;
+    let mut conn: Connection<'_, dyn Framer, _, 16, 4096> =
+        Connection::new(&mut *framer, &mut input, &mut output, now).on_incoming(&mut stray);
+    let io = &mut pipes;
+
+    let diff: i64 = conn.call(io, "subtract", params("[42,23]")).map_err(text)?;
+    let named: i64 = conn
+        .call(io, "subtract", params(r#"{"subtrahend":23,"minuend":42}"#))
+        .map_err(text)?;
+    let sum: i64 = conn.call(io, "sum", params("[1,2,4]")).map_err(text)?;
+    let data: (String, i64) = conn.call(io, "get_data", ()).map_err(text)?;
+    // A notification in between: it must not be answered.
+    conn.notify(io, "notify_hello", params("[7]"))
+        .map_err(text)?;
+    let not_found = error_code(conn.call::<i64, _, _>(io, "foobar", ()))?;
+    let failed = error_code(conn.call::<i64, _, _>(io, "fail", params(r#"{"why":"testing"}"#)))?;
+    // A batch with a notification in it: one reply per call.
+    let (batch_sum, echo) = conn
+        .send_batch(io, |batch| {
+            let sum = batch.call::<i64>("sum", params("[1,2]"))?;
+            batch.notify("update", ())?;
+            Ok((sum, batch.call::<[bool; 1]>("echo", params("[true]"))?))
         })
-        .map_err(|e| e.to_string())?;
-        pending
-            .insert(RequestId::Number(id), method)
-            .map_err(|(_, e)| e.to_string())?;
-        conn.send(msg).map_err(|e| e.to_string())?;
-        // A notification in between: it must not be answered.
-        let note = write_notification(&mut buf, "notify_hello", |p| {
-            p.raw(RawJson::new(b"[7]").unwrap())
-        })
-        .map_err(|e| e.to_string())?;
-        conn.send(note).map_err(|e| e.to_string())?;
-        conn.receive(|frame| -> Result<(), String> {
-            let Ok(ResponseMessage::Single(Ok(response))) = parse_response(frame, &Limits::DEFAULT)
-            else {
-                return Err(format!(
-                    "not a response: {}",
-                    String::from_utf8_lossy(frame)
-                ));
-            };
-            match pending.resolve(response.id) {
-                Resolution::Matched(m) if m == *method => check(&response, want),
-                other => Err(format!("reply to {method} resolved as {other:?}")),
-            }
-        })??;
-        checked += 1;
+        .map_err(text)?;
+    conn.wait(io, &echo).map_err(text)?;
+    let batch_sum = conn
+        .client()
+        .take(&batch_sum)
+        .ok_or("no reply")?
+        .map_err(text)?;
+    let echo = conn.client().take(&echo).ok_or("no reply")?.map_err(text)?;
+
+    let got = (
+        diff, named, sum, data, not_found, failed, batch_sum, echo, strays,
+    );
+    let want = (19, 19, 7, ("hello".into(), 5), -32601, -32000, 3, [true], 0);
+    if got != want {
+        return Err(format!("got {got:?}, want {want:?}"));
     }
-    // A batch with a notification in it: one reply per request, in order.
-    let batch = br#"[{"jsonrpc":"2.0","method":"sum","params":[1,2],"id":"a"},{"jsonrpc":"2.0","method":"update"},{"jsonrpc":"2.0","method":"echo","params":[true],"id":"b"}]"#;
-    conn.send(batch).map_err(|e| e.to_string())?;
-    checked += conn.receive(|frame| -> Result<usize, String> {
-        let Ok(ResponseMessage::Batch(replies)) = parse_response(frame, &Limits::DEFAULT) else {
-            return Err("not a batch reply".into());
-        };
-        let replies: Vec<_> = replies
-            .collect::<Result<_, _>>()
-            .map_err(|e| e.to_string())?;
-        if replies.len() != 2 {
-            return Err(format!(
-                "{} replies to a batch of 2 requests",
-                replies.len()
-            ));
-        }
-        check(&replies[0], &Expect::Result("3"))?;
-        check(&replies[1], &Expect::Result("[true]"))?;
-        Ok(2)
-    })??;
-    if !pending.is_empty() {
-        return Err(format!("requests left unanswered: {pending:?}"));
+    // Closing its input ends the server.
+    drop(pipes);
+    let status = child.wait().map_err(text)?;
+    match status.success() {
+        true => Ok(8),
+        false => Err(format!("server exited with {status}")),
     }
-    conn.close()?;
-    Ok(checked)
 }
 
 fn main() -> ExitCode {

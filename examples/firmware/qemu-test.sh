@@ -12,7 +12,8 @@
 #    the edge cases of qemu_transcript.py over the UART, then `stats` and `shutdown`
 #    (QEMU must exit 0), then budget.sh with the stack peak `stats` reported;
 # 3. on the LM3S6965: the `cobs` build (COBS frames with a CRC-32) under the same
-#    transcript in that framing; noisy-link.sh at one rate (1000 requests through a
+#    transcript in that framing; the `host-call` build, which calls the host with the
+#    crate's client (host_call.py answers and checks); noisy-link.sh at one rate (1000 requests through a
 #    corrupter, both framings: none may reach a handler as another request under
 #    COBS+CRC-32, and the device must keep answering); and the `defmt` build, whose
 #    decoded log must have every line of defmt-expected.log (defmt-print is
@@ -144,6 +145,18 @@ HOST=$(rustc -vV | sed -n 's/^host: //p')
 DATA=$("$(rustc --print sysroot)/lib/rustlib/$HOST/bin/llvm-size" -B "$WORK/lm3s6965-cobs.elf" | awk 'NR == 2 { print $2 }')
 if [ "$DATA" != 0 ]; then
     echo "FAIL (cobs): .data holds $DATA bytes (the buffers' static is not all zeros)"
+    exit 1
+fi
+
+stage "lm3s6965: the device calls the host (host-call: the crate's client over the UART)"
+build lm3s6965 host-call host-call
+qemu_start lm3s6965 "$WORK/lm3s6965-host-call.elf" "$WORK/host-call"
+rc=0
+timeout 180 python3 host_call.py --uart "$PIPEDIR/uart" --transcript "$WORK/host-call/transcript.txt" || rc=$?
+qemu_finish host-call || rc=1
+if [ "$rc" != 0 ]; then
+    echo "FAIL (host-call): exit $rc"
+    cat "$WORK/host-call/qemu.err" || true
     exit 1
 fi
 

@@ -32,6 +32,7 @@ ROWS=(
     "floats: ResultWriter::f64 without the ryu feature (core's digits)|float|baseline"
     "the blocking serve loop (Service, newline framing), one sync method|service|baseline"
     "an Outbox in that loop, the method queuing one notification|outbox|the blocking serve loop"
+    "the client: Client (4 in flight, 128 B for replies), newline framing, one call, its u64 result typed, a deadline|client|baseline"
     "the concurrent service, N = 1 slot, the same method async|concurrent-1|the blocking serve loop"
     "the concurrent service, N = 4 slots|concurrent-4|the blocking serve loop"
     "the concurrent service, N = 8 slots|concurrent-8|the blocking serve loop"

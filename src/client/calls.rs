@@ -654,6 +654,11 @@ impl<const N: usize, const B: usize, I, G> Client<N, B, I, G> {
         exchange: u32,
         unsent: bool,
     ) -> Result<usize, SendError> {
+        let slot = self
+            .slots
+            .iter()
+            .position(|s| matches!(s.state, State::Free))
+            .ok_or(SendError::Table(InsertError::Full))?;
         let id = match call.id {
             Some(id) => {
                 let stored = match StoredId::new(id) {
@@ -667,11 +672,6 @@ impl<const N: usize, const B: usize, I, G> Client<N, B, I, G> {
             }
             None => self.mint(),
         };
-        let slot = self
-            .slots
-            .iter()
-            .position(|s| matches!(s.state, State::Free))
-            .ok_or(SendError::Table(InsertError::Full))?;
         let generation = self.next_counter();
         let Some(s) = self.slots.get_mut(slot) else {
             return Err(InsertError::Full.into());

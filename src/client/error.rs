@@ -51,7 +51,10 @@ impl fmt::Display for CallError<'_> {
                 }
             }
             #[cfg(feature = "serde")]
-            Self::Decode(e) => write!(f, "the result did not decode: {e}"),
+            Self::Decode(e) => {
+                f.write_str("the result did not decode: ")?;
+                e.fmt_unprefixed(f)
+            }
             Self::TimedOut => f.write_str("timed out"),
             Self::Cancelled => f.write_str("cancelled"),
             Self::ConnectionLost => f.write_str("connection lost"),

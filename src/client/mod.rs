@@ -11,7 +11,8 @@
 //!   to a [`CallError`] that says why: the server's error (code, message, data),
 //!   a result that does not decode (naming the field), timed out, cancelled, the
 //!   connection lost. Late, duplicate and unknown replies, and ids that come back as
-//!   another type, are told apart.
+//!   another type, are told apart. [`Notifications`] queues the server's
+//!   notifications (bounded) for a client that reads them later.
 //! - [`Connection`] runs a `Client` over a framed stream (`std::io`, `embedded-io`
 //!   0.6 and 0.7, blocking or async, with any [`frame`](crate::frame) framer): send,
 //!   then read until the handle resolves.
@@ -27,6 +28,7 @@ mod handle;
 mod id;
 mod incoming;
 mod pending;
+mod queue;
 mod retired;
 mod stream;
 mod write;
@@ -41,5 +43,6 @@ pub(crate) use id::same_id;
 pub use id::{IdCounter, RequestId, MAX_PENDING_ID};
 pub use incoming::Incoming;
 pub use pending::{InsertError, Pending, Resolution};
+pub use queue::{Notification, Notifications};
 pub use stream::{Connection, ConnectionError};
 pub use write::{write_notification, write_request, BatchWriter};

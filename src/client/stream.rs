@@ -11,6 +11,7 @@ use super::deadline::{Cancel, Clock};
 use super::error::{CallError, SendError};
 use super::handle::Handle;
 use super::incoming::Incoming;
+use super::write::write_notification;
 use crate::frame::{frame_message, EndOfInput, FeedResult, Framer};
 use crate::io::{AsyncStream, Stream};
 use crate::raw::RawJson;
@@ -75,8 +76,12 @@ type AsyncIoResult<T, IO, V> = Result<
 /// is the buffer each read fills, `output` the one each request is written into;
 /// `clock` tells the deadlines. The stream itself is given to each call (a
 /// `std::io` or `embedded-io` object that reads and writes, or a
-/// [`Split`](crate::io::Split) reader and writer), blocking ([`call`](Self::call_raw),
-/// [`send`](Self::send), [`wait`](Self::wait)) or async (the `_async` twins).
+/// [`Split`](crate::io::Split) reader and writer), blocking (`call`, feature `serde`,
+/// or [`call_raw`](Self::call_raw): send and wait; [`send`](Self::send),
+/// [`send_batch`](Self::send_batch), [`notify`](Self::notify), [`wait`](Self::wait))
+/// or async (the `_async` twins). Where a stream type implements the traits of more
+/// than one crate (`&[u8]` reads in `std` and both `embedded-io`s), name the
+/// transport: `conn.call::<u64, jsonrpc_slice::io::std::Via, _>(...)`.
 ///
 /// While it waits for one call, the replies to others are kept by the client, and
 /// the server's notifications go to the callback set with
@@ -181,6 +186,19 @@ impl<'b, F: Framer + ?Sized, C: Clock, const N: usize, const B: usize, G>
         Ok(handle)
     }
 
+    /// Sends a notification (no reply, nothing registered).
+    pub fn notify<V, IO: Stream<V> + ?Sized>(
+        &mut self,
+        io: &mut IO,
+        method: &str,
+        params: impl ToParams,
+    ) -> IoResult<(), IO, V> {
+        let msg = write_notification(self.output, method, |p| params.write_params(p))
+            .map_err(SendError::Write)?;
+        send_framed(self.framer, io, msg)?;
+        io.flush().map_err(ConnectionError::Write)
+    }
+
     /// Writes a batch with `build` (which adds its calls and returns their handles),
     /// and sends it.
     pub fn send_batch<R, V, IO: Stream<V> + ?Sized>(
@@ -208,10 +226,12 @@ impl<'b, F: Framer + ?Sized, C: Clock, const N: usize, const B: usize, G>
         C::Instant: Copy + Ord,
     {
         loop {
+            // Settled first: what expires now has its cancellation sent before return.
+            let settled = self.settled(handle);
             if self.cancellations(io)? {
                 io.flush().map_err(ConnectionError::Write)?;
             }
-            if self.settled(handle) {
+            if settled {
                 return Ok(());
             }
             match io.read(self.input) {
@@ -254,6 +274,19 @@ impl<'b, F: Framer + ?Sized, C: Clock, const N: usize, const B: usize, G>
         Ok(handle)
     }
 
+    /// [`notify`](Self::notify) over an async stream.
+    pub async fn notify_async<V, IO: AsyncStream<V> + ?Sized>(
+        &mut self,
+        io: &mut IO,
+        method: &str,
+        params: impl ToParams,
+    ) -> AsyncIoResult<(), IO, V> {
+        let msg = write_notification(self.output, method, |p| params.write_params(p))
+            .map_err(SendError::Write)?;
+        send_framed_async(self.framer, io, msg).await?;
+        io.flush().await.map_err(ConnectionError::Write)
+    }
+
     /// [`send_batch`](Self::send_batch) over an async stream.
     pub async fn send_batch_async<R, V, IO: AsyncStream<V> + ?Sized>(
         &mut self,
@@ -278,6 +311,8 @@ impl<'b, F: Framer + ?Sized, C: Clock, const N: usize, const B: usize, G>
         C::Instant: Copy + Ord,
     {
         loop {
+            // As in `wait`: settled first.
+            let settled = self.settled(handle);
             let mut sent = false;
             while let Some(msg) = self.client.next_cancellation(self.output) {
                 // A cancellation that does not fit is not sent: it is a courtesy.
@@ -289,7 +324,7 @@ impl<'b, F: Framer + ?Sized, C: Clock, const N: usize, const B: usize, G>
             if sent {
                 io.flush().await.map_err(ConnectionError::Write)?;
             }
-            if self.settled(handle) {
+            if settled {
                 return Ok(());
             }
             match io.read(self.input).await {

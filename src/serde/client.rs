@@ -1,8 +1,12 @@
-//! Typed outcomes of the client's calls: [`Client::take`].
+//! Typed outcomes of the client's calls: [`Client::take`], [`Connection::call`].
 
 use serde::Deserialize;
 
-use crate::client::{CallError, Client, Handle};
+use crate::client::{
+    Call, CallError, Client, Clock, Connection, ConnectionError, Handle, ToParams,
+};
+use crate::frame::Framer;
+use crate::io::{AsyncStream, Stream};
 
 impl<const N: usize, const B: usize, I, G> Client<N, B, I, G> {
     /// Takes `handle`'s outcome: its result decoded as `T` (strings with escapes
@@ -21,7 +25,7 @@ impl<const N: usize, const B: usize, I, G> Client<N, B, I, G> {
     /// client.receive(br#"{"jsonrpc":"2.0","result":"16","id":2}"#, 0, |_| {});
     /// assert_eq!(client.take(&height), Some(Ok((16, "0xab".to_string()))));
     /// let Some(Err(CallError::Decode(e))) = client.take(&other) else { panic!() };
-    /// assert_eq!(e.to_string(), "Invalid params: expected an integer");
+    /// assert_eq!(CallError::Decode(e).to_string(), "the result did not decode: expected an integer");
     /// # Ok::<(), jsonrpc_slice::client::SendError>(())
     /// ```
     pub fn take<'s, T: Deserialize<'s>>(
@@ -35,4 +39,51 @@ impl<const N: usize, const B: usize, I, G> Client<N, B, I, G> {
             Err(e) => Err(e),
         })
     }
+}
+
+impl<F, C, const N: usize, const B: usize, G> Connection<'_, F, C, N, B, G>
+where
+    F: Framer + ?Sized,
+    C: Clock,
+    C::Instant: Copy + Ord,
+{
+    /// Sends a call and waits for it (see [`Connection::wait`]): its result decoded
+    /// as `T`, or why there is none.
+    pub fn call<'s, 'c, T, V, IO>(
+        &'s mut self,
+        io: &mut IO,
+        call: impl Into<Call<'c, C::Instant, G>>,
+        params: impl ToParams,
+    ) -> Result<T, ConnectionError<'s, IO::ReadError, IO::WriteError>>
+    where
+        T: Deserialize<'s>,
+        IO: Stream<V> + ?Sized,
+    {
+        let handle = self.send::<T, V, IO>(io, call, params)?;
+        self.wait(io, &handle)?;
+        typed(self.client().take(&handle))
+    }
+
+    /// [`call`](Self::call) over an async stream.
+    pub async fn call_async<'s, 'c, T, V, IO>(
+        &'s mut self,
+        io: &mut IO,
+        call: impl Into<Call<'c, C::Instant, G>>,
+        params: impl ToParams,
+    ) -> Result<T, ConnectionError<'s, IO::ReadError, IO::WriteError>>
+    where
+        T: Deserialize<'s>,
+        IO: AsyncStream<V> + ?Sized,
+    {
+        let handle = self.send_async::<T, V, IO>(io, call, params).await?;
+        self.wait_async(io, &handle).await?;
+        typed(self.client().take(&handle))
+    }
+}
+
+/// A waited call's outcome (`wait` returns once it is resolved).
+fn typed<'s, T, R, W>(
+    taken: Option<Result<T, CallError<'s>>>,
+) -> Result<T, ConnectionError<'s, R, W>> {
+    Ok(taken.unwrap_or(Err(CallError::Stale))?)
 }

@@ -338,6 +338,22 @@ impl fmt::Display for DecodeError<'_> {
     }
 }
 
+impl DecodeError<'_> {
+    /// The place and the reason without the `-32602` message's prefix
+    /// (``field `y`: expected an integer``): how a client says its result did not
+    /// decode.
+    pub(crate) fn fmt_unprefixed(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut digits = [0; 20];
+        for piece in self.at.pieces(&mut digits) {
+            f.write_str(piece)?;
+        }
+        if self.at != At::Whole {
+            f.write_str(": ")?;
+        }
+        f.write_str(self.reason.as_str())
+    }
+}
+
 impl core::error::Error for DecodeError<'_> {}
 
 impl<'a> From<DecodeError<'a>> for RpcError<'a> {

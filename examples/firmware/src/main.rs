@@ -20,6 +20,8 @@ mod board;
 
 #[cfg(not(feature = "echo-only"))]
 mod cell;
+#[cfg(feature = "host-call")]
+mod host_call;
 #[cfg(not(feature = "echo-only"))]
 mod rpc;
 #[cfg(not(feature = "echo-only"))]
@@ -39,6 +41,8 @@ const READY: &[u8] = br#"{"jsonrpc":"2.0","method":"ready"}"#;
 /// What every board's entry point calls once the runtime is set up.
 fn start() -> ! {
     let uart = Uart::init();
+    #[cfg(feature = "host-call")]
+    let uart = host_call::run(uart);
     // The instruction counter is the board's, so the baseline starts it too.
     let clock = board::Clock::start();
     #[cfg(not(feature = "echo-only"))]

@@ -21,6 +21,10 @@
 //!   sync `Server` of one method (`ping`), in place of the frame loop;
 //! - `outbox`: the same loop with an `outbox::Outbox` (`Service::with_outbox`), into
 //!   which `ping` queues one notification before its reply;
+//! - `client`: the client half instead of a server: `client::Client` (4 calls in
+//!   flight, 128 bytes kept for replies) writes and registers a request with a
+//!   deadline on a tick clock, the framer cuts the reply, `receive` resolves it and
+//!   `take` decodes its `u64` result (or the call times out);
 //! - `concurrent-1`, `-4`, `-8`: the concurrent service (`service::concurrent`) with
 //!   1, 4 or 8 slots and the same method, async, on a busy-polling `block_on`.
 #![no_std]
@@ -126,6 +130,7 @@ fn answer(frame: &[u8]) {
     any(
         feature = "cobs",
         feature = "service",
+        feature = "client",
         feature = "concurrent-1",
         feature = "concurrent-4",
         feature = "concurrent-8"
@@ -139,6 +144,7 @@ fn answer(frame: &[u8]) {
 #[cfg_attr(
     any(
         feature = "service",
+        feature = "client",
         feature = "concurrent-1",
         feature = "concurrent-4",
         feature = "concurrent-8"
@@ -190,6 +196,43 @@ mod serve {
             if let Some(b) = service.input_buffer().first_mut() {
                 *b = super::rx();
                 service.received(1);
+            }
+        }
+    }
+}
+
+#[cfg(feature = "client")]
+mod serve {
+    use jsonrpc_slice::client::{Call, Client};
+    use jsonrpc_slice::frame::newline::LineAccumulator;
+    use jsonrpc_slice::frame::{frame_message, FeedResult};
+
+    pub fn run() -> ! {
+        let mut client: Client<4, 128> = Client::new();
+        let mut framer = LineAccumulator::<256>::new();
+        let mut out = [0u8; 128];
+        let mut tick = 0u64;
+        loop {
+            let call = Call::new("ping").deadline(tick.wrapping_add(1000));
+            let Ok((handle, msg)) = client.request::<u64>(&mut out, call, ()) else {
+                continue;
+            };
+            for piece in frame_message(&framer, msg).pieces() {
+                super::tx(piece);
+            }
+            loop {
+                tick = tick.wrapping_add(1);
+                if let FeedResult::Frame { frame, .. } = framer.feed(&[super::rx()]) {
+                    client.receive(frame, tick, |_| {});
+                } else {
+                    client.expire(tick);
+                }
+                match client.take(&handle) {
+                    None => continue,
+                    Some(Ok(n)) => super::tx(&n.to_le_bytes()),
+                    Some(Err(_)) => super::tx(b"!"),
+                }
+                break;
             }
         }
     }
@@ -267,6 +310,7 @@ mod serve {
 pub extern "C" fn _start() -> ! {
     #[cfg(any(
         feature = "service",
+        feature = "client",
         feature = "concurrent-1",
         feature = "concurrent-4",
         feature = "concurrent-8"
@@ -297,6 +341,7 @@ pub extern "C" fn _start() -> ! {
     #[cfg(not(any(
         feature = "cobs",
         feature = "service",
+        feature = "client",
         feature = "concurrent-1",
         feature = "concurrent-4",
         feature = "concurrent-8"
