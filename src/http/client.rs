@@ -12,7 +12,6 @@
 //! [`RemoteClient::next_notification`].
 
 use std::boxed::Box;
-use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
 use std::io;
@@ -30,9 +29,10 @@ use hyper::{Method, Request, Uri};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
-use crate::client::{Batch, Call, CallError, Client, Handle, Incoming, SendError, ToParams};
-use crate::envelope::{self, Envelope, Request as RpcRequest};
-use crate::limits::Limits;
+use crate::client::{
+    Batch, Call, CallError, Client, Handle, Incoming, Notification, Notifications, SendError,
+    ToParams,
+};
 use crate::write::WriteError;
 
 #[cfg(feature = "websocket")]
@@ -51,10 +51,6 @@ pub struct ClientSettings {
     /// How long a call waits for its reply when it has no deadline of its own (30 s);
     /// also the longest wait to connect.
     pub timeout: Duration,
-    /// The server's notifications kept for [`RemoteClient::next_notification`] when
-    /// no callback is set (1,024): when the queue is full the oldest is dropped (and
-    /// counted: [`RemoteClient::dropped_notifications`]).
-    pub queue: usize,
 }
 
 impl Default for ClientSettings {
@@ -63,7 +59,6 @@ impl Default for ClientSettings {
             max_request: 1 << 20,
             max_response: 16 << 20,
             timeout: Duration::from_secs(30),
-            queue: 1024,
         }
     }
 }
@@ -157,8 +152,6 @@ pub struct RemoteClient<const N: usize = 16, const B: usize = 65536> {
     link: Link,
     settings: ClientSettings,
     inbox: Inbox,
-    /// The notification handed out last by `next_notification`.
-    current: Vec<u8>,
     /// Why the link failed last.
     failure: Option<io::Error>,
 }
@@ -218,7 +211,6 @@ impl<const N: usize, const B: usize> RemoteClient<N, B> {
     }
 
     fn over(link: Link, settings: ClientSettings) -> Self {
-        let queue = settings.queue;
         Self {
             calls: Box::new(Client::new()),
             out: Vec::new(),
@@ -226,11 +218,9 @@ impl<const N: usize, const B: usize> RemoteClient<N, B> {
             settings,
             inbox: Inbox {
                 incoming: None,
-                queue: VecDeque::new(),
-                limit: queue,
-                dropped: 0,
+                queue: Box::new(Notifications::new()),
+                handed_out: false,
             },
-            current: Vec::new(),
             failure: None,
         }
     }
@@ -257,7 +247,7 @@ impl<const N: usize, const B: usize> RemoteClient<N, B> {
 
     /// Notifications dropped because the queue was full.
     pub fn dropped_notifications(&self) -> u64 {
-        self.inbox.dropped
+        u64::from(self.inbox.queue.dropped())
     }
 
     /// Writes a request for `call`, sends it, and waits until it resolves: its reply,
@@ -329,30 +319,18 @@ impl<const N: usize, const B: usize> RemoteClient<N, B> {
     /// `None` once the connection has ended, and over HTTP (where the server cannot
     /// send unasked). With a callback set ([`on_incoming`](Self::on_incoming)),
     /// notifications go to it, and this waits until the connection ends.
-    pub async fn next_notification(&mut self) -> Option<RpcRequest<'_>> {
-        let limits = &Limits::DEFAULT;
-        let is_notification = |m: &[u8]| {
-            matches!(
-                envelope::parse(m, limits),
-                Ok(Envelope::Single(envelope::Call::Request(_)))
-            )
-        };
-        loop {
-            if let Some(next) = self.inbox.queue.pop_front() {
-                if is_notification(&next) {
-                    self.current = next;
-                    break;
-                }
-                continue;
-            }
+    pub async fn next_notification(&mut self) -> Option<Notification<'_>> {
+        // The one handed out last leaves the queue now.
+        if core::mem::take(&mut self.inbox.handed_out) {
+            self.inbox.queue.pop();
+        }
+        while self.inbox.queue.is_empty() {
             if !self.read_one().await {
                 return None;
             }
         }
-        match envelope::parse(&self.current, limits) {
-            Ok(Envelope::Single(envelope::Call::Request(r))) => Some(r),
-            _ => None,
-        }
+        self.inbox.handed_out = true;
+        self.inbox.queue.front()
     }
 
     /// Writes with `f` into the request buffer, growing it (up to
@@ -463,13 +441,19 @@ impl<const N: usize, const B: usize> RemoteClient<N, B> {
 /// to the bounded queue.
 struct Inbox {
     incoming: Option<OnIncoming>,
-    /// The server's notifications not yet read, each its message's bytes.
-    queue: VecDeque<Vec<u8>>,
-    /// The queue's bound.
-    limit: usize,
-    /// Notifications dropped from a full queue.
-    dropped: u64,
+    /// The server's notifications not yet read.
+    queue: Box<Notifications<QUEUED, QUEUED_BYTES>>,
+    /// The queue's first was handed out by `next_notification`, and leaves at its
+    /// next call.
+    handed_out: bool,
 }
+
+/// Notifications a [`RemoteClient`] keeps for
+/// [`next_notification`](RemoteClient::next_notification) when no callback is set.
+pub const QUEUED: usize = 64;
+
+/// The bytes (methods and params) of the notifications kept.
+pub const QUEUED_BYTES: usize = 64 * 1024;
 
 /// Feeds a message to the calls; what answers none goes to the inbox.
 fn feed<const N: usize, const B: usize>(
@@ -477,19 +461,15 @@ fn feed<const N: usize, const B: usize>(
     inbox: &mut Inbox,
     message: &[u8],
 ) {
-    let mut notified = false;
-    let incoming = &mut inbox.incoming;
-    calls.receive(message, Instant::now(), |i| match incoming {
-        Some(f) => f(i),
-        None => notified |= matches!(i, Incoming::Notification(_)),
-    });
-    if notified {
-        if inbox.queue.len() >= inbox.limit {
-            inbox.queue.pop_front();
-            inbox.dropped += 1;
+    let (incoming, queue) = (&mut inbox.incoming, &mut inbox.queue);
+    calls.receive(message, Instant::now(), |i| match (incoming.as_mut(), i) {
+        (Some(f), i) => f(i),
+        (None, Incoming::Notification(n)) => {
+            // A full queue counts what it drops.
+            queue.push(&n);
         }
-        inbox.queue.push_back(message.to_vec());
-    }
+        (None, _) => {}
+    });
 }
 
 /// A batch being written by [`RemoteClient::send_batch`]: each [`call`](Self::call)

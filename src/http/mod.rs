@@ -52,7 +52,9 @@ mod server;
 #[cfg_attr(docsrs, doc(cfg(feature = "websocket")))]
 pub mod websocket;
 
-pub use client::{ClientSettings, ConnectError, RemoteBatch, RemoteClient, RemoteError};
+pub use client::{
+    ClientSettings, ConnectError, RemoteBatch, RemoteClient, RemoteError, QUEUED, QUEUED_BYTES,
+};
 #[cfg(feature = "websocket")]
 pub use pubsub::{Session, Subscribers, WithSync, CLOSE_NOT_READING};
 pub use server::{HttpServer, Settings};
