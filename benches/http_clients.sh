@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per call on the client's thread, for each client of
 # benches/http_clients.rs (the library's RemoteClient, jsonrpsee's HttpClient, alloy's
-# RpcClient), counted by callgrind: the load does not move them.
+# RpcClient, and hyper's bare client as the floor), counted by callgrind: the load
+# does not move them. CLIENTS="NAME ..." counts some of them only.
 #
 #   bash benches/http_clients.sh [CALLS]    (default 400)
 #
@@ -36,7 +37,8 @@ count() { # client workload calls: the main thread's instructions
         "$bin" --no-pin --only "$1" --workload "$2" --calls "$3" >/dev/null 2>&1
     sed -n 's/^summary: //p' "$out"/cg.*-01
 }
-for client in "jsonrpc-slice" "jsonrpsee" "alloy"; do
+# shellcheck disable=SC2086
+for client in ${CLIENTS:-jsonrpc-slice jsonrpsee alloy hyper}; do
     row=()
     for workload in "single" "batch"; do
         a=$(count "$client" "$workload" "$CALLS")
