@@ -816,3 +816,96 @@ fn a_deadline_passed_before_the_wait_still_sends_its_cancellation() {
         );
     });
 }
+
+#[test]
+fn a_subscription_is_read_without_a_call_waiting() {
+    use jsonrpc_slice::client::Notifications;
+    use jsonrpc_slice::io::{embedded_io, std as std_io};
+    none(|| {
+        let events = b"{\"jsonrpc\":\"2.0\",\"method\":\"eth_subscription\",\"params\":{\"result\":1}}\n\
+                       {\"jsonrpc\":\"2.0\",\"method\":\"eth_subscription\",\"params\":{\"result\":2}}\n";
+        let mut queue: Notifications<4, 256> = Notifications::new();
+        let mut push = |i: Incoming<'_>| {
+            if let Incoming::Notification(n) = i {
+                queue.push(&n);
+            }
+        };
+        let mut framer = LineAccumulator::<128>::new();
+        let (mut input, mut output) = ([0u8; 40], [0u8; 64]);
+        let mut conn: Connection<'_, _, _, 2, 64> =
+            Connection::new(&mut framer, &mut input, &mut output, || 0u64).on_incoming(&mut push);
+        let mut sent = [0u8; 8];
+        let mut writer: &mut [u8] = &mut sent;
+        let mut io = Split(&events[..], &mut writer);
+        let mut reads = 0;
+        while conn.read_once::<std_io::Via, _>(&mut io).unwrap() {
+            reads += 1;
+        }
+        assert!(reads >= 2, "the events came in pieces of 40 bytes");
+        assert!(!conn.read_once::<std_io::Via, _>(&mut io).unwrap(), "ended");
+        // The async twin over embedded-io: the same, from the start.
+        let mut framer = LineAccumulator::<128>::new();
+        let (mut input, mut output) = ([0u8; 40], [0u8; 64]);
+        let mut count = 0;
+        let mut counter =
+            |i: Incoming<'_>| count += usize::from(matches!(i, Incoming::Notification(_)));
+        let mut conn: Connection<'_, _, _, 2, 64> =
+            Connection::new(&mut framer, &mut input, &mut output, || 0u64)
+                .on_incoming(&mut counter);
+        let mut reader = &events[..];
+        let mut sink = [0u8; 8];
+        let mut writer: &mut [u8] = &mut sink;
+        let mut io = Split(&mut reader, &mut writer);
+        while block_on(conn.read_once_async::<embedded_io::Via, _>(&mut io)).unwrap() {}
+        assert_eq!(count, 2);
+        queue_check(&queue);
+    });
+}
+
+/// The two events, in order.
+fn queue_check<const N: usize, const B: usize>(queue: &jsonrpc_slice::client::Notifications<N, B>) {
+    assert_eq!(queue.len(), 2);
+    let first = queue.front().unwrap();
+    assert!(first.method.eq_str("eth_subscription"));
+    assert_eq!(first.params.unwrap().as_bytes(), br#"{"result":1}"#);
+}
+
+#[test]
+fn an_exchange_resolves_all_its_calls() {
+    none(|| {
+        let mut client: Client<4, 256> = Client::new();
+        let mut out = [0u8; 256];
+        // A batch whose body is one error with a null id (the server could not read
+        // it): every call gets that error.
+        let mut batch = client.batch(&mut out);
+        let a = batch.call::<u64>("a", ()).unwrap();
+        let b = batch.call::<u64>("b", ()).unwrap();
+        batch.finish().unwrap();
+        let (other, _) = client.request::<u64>(&mut out, "other", ()).unwrap();
+        let body =
+            br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+        let mut seen = Seen::default();
+        assert_eq!(client.receive_exchange(body, 0, &a, |i| seen.note(i)), 2);
+        assert_eq!(seen, Seen::default());
+        for h in [a, b] {
+            let Some(Err(CallError::Rpc(e))) = client.take(&h) else {
+                panic!("not the server's error")
+            };
+            assert_eq!(e.code, -32700);
+        }
+        assert_eq!(client.status(&other), Status::Waiting, "another exchange");
+        // A single call's body that answers another id: the call gets no reply.
+        let body = br#"{"jsonrpc":"2.0","result":1,"id":99}"#;
+        assert_eq!(
+            client.receive_exchange(body, 0, &other, |i| seen.note(i)),
+            0
+        );
+        assert_eq!(seen.unknown, 1);
+        assert_eq!(client.take(&other), Some(Err(CallError::NoReply)));
+        // And the plain case: its reply.
+        let (one, _) = client.request::<u64>(&mut out, "one", ()).unwrap();
+        let body = br#"{"jsonrpc":"2.0","result":5,"id":4}"#;
+        assert_eq!(client.receive_exchange(body, 0, &one, |_| {}), 1);
+        assert_eq!(client.take(&one), Some(Ok(5)));
+    });
+}

@@ -402,23 +402,54 @@ impl<const N: usize, const B: usize, I, G> Client<N, B, I, G> {
     where
         I: Copy + Ord,
     {
-        let resolved = self.resolve_message(message, &mut incoming);
+        let resolved = self.resolve_message(message, None, &mut incoming);
         self.expire(now);
         resolved
     }
 
+    /// [`receive`](Self::receive) for the body that answers one exchange (an HTTP
+    /// POST): the message that carried `handle`'s call (one call, or a batch). A
+    /// reply with `"id":null` (the server could not read the message) resolves every
+    /// call of the exchange still waiting with that error; then those still waiting
+    /// resolve as [`CallError::NoReply`] ([`unanswered`](Self::unanswered)): no other
+    /// body will answer them. Returns how many calls the body resolved.
+    pub fn receive_exchange<T>(
+        &mut self,
+        body: &[u8],
+        now: I,
+        handle: &Handle<T>,
+        mut incoming: impl FnMut(Incoming<'_>),
+    ) -> usize
+    where
+        I: Copy + Ord,
+    {
+        let exchange = self.slot(handle).map(|s| s.exchange);
+        let resolved = self.resolve_message(body, exchange, &mut incoming);
+        if let Some(exchange) = exchange {
+            self.fail_exchange(exchange);
+        }
+        self.expire(now);
+        resolved
+    }
+
+    /// Resolves what `message` answers; a reply with a null id resolves the calls of
+    /// `exchange` still waiting, if one is given (the body of an exchange).
     fn resolve_message(
         &mut self,
         message: &[u8],
+        exchange: Option<u32>,
         incoming: &mut impl FnMut(Incoming<'_>),
     ) -> usize {
         self.reclaim();
         let limits = &Limits::DEFAULT;
         match parse_response(message, limits) {
             Err(e) => incoming(Incoming::NotJson(e)),
-            Ok(ResponseMessage::Single(Ok(response))) => {
-                return usize::from(self.resolve(response, incoming).is_some());
-            }
+            Ok(ResponseMessage::Single(Ok(response))) => match exchange {
+                Some(exchange) if response.id.kind() == IdKind::Null => {
+                    return self.settle_exchange(exchange, response.outcome);
+                }
+                _ => return usize::from(self.resolve(response, incoming).is_some()),
+            },
             Ok(ResponseMessage::Single(Err(e))) => match envelope::parse(message, limits) {
                 // A request from the server (a notification, most often).
                 Ok(envelope::Envelope::Single(envelope::Call::Request(request))) => {
@@ -478,6 +509,24 @@ impl<const N: usize, const B: usize, I, G> Client<N, B, I, G> {
             None => Incoming::Unknown(id),
         });
         None
+    }
+
+    /// Resolves every waiting call of `exchange` with `outcome` (a null-id reply to
+    /// the whole exchange). Returns how many.
+    fn settle_exchange(&mut self, exchange: u32, outcome: Outcome<'_>) -> usize {
+        let mut n = 0;
+        for i in 0..N {
+            let in_exchange = self
+                .slots
+                .get(i)
+                .is_some_and(|s| s.is_waiting() && s.exchange == exchange);
+            if in_exchange {
+                let reply = self.keep(outcome);
+                self.settle(i, reply);
+                n += 1;
+            }
+        }
+        n
     }
 
     /// Copies a reply's outcome into the arena.

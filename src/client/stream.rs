@@ -78,7 +78,8 @@ type AsyncIoResult<T, IO, V> = Result<
 /// `std::io` or `embedded-io` object that reads and writes, or a
 /// [`Split`](crate::io::Split) reader and writer), blocking (`call`, feature `serde`,
 /// or [`call_raw`](Self::call_raw): send and wait; [`send`](Self::send),
-/// [`send_batch`](Self::send_batch), [`notify`](Self::notify), [`wait`](Self::wait))
+/// [`send_batch`](Self::send_batch), [`notify`](Self::notify), [`wait`](Self::wait),
+/// [`read_once`](Self::read_once))
 /// or async (the `_async` twins). Where a stream type implements the traits of more
 /// than one crate (`&[u8]` reads in `std` and both `embedded-io`s), name the
 /// transport: `conn.call::<u64, jsonrpc_slice::io::std::Via, _>(...)`.
@@ -246,6 +247,32 @@ impl<'b, F: Framer + ?Sized, C: Clock, const N: usize, const B: usize, G>
         }
     }
 
+    /// Reads once and feeds what came (replies, the server's notifications to the
+    /// [`on_incoming`](Self::on_incoming) callback), then sends the cancellations due:
+    /// how a client that waits for no call in particular (a subscription's events)
+    /// reads. `false` once the input has ended. A read that times out is the clock's
+    /// turn, as in [`wait`](Self::wait).
+    pub fn read_once<V, IO: Stream<V> + ?Sized>(&mut self, io: &mut IO) -> IoResult<bool, IO, V>
+    where
+        C::Instant: Copy + Ord,
+    {
+        if !self.ended {
+            match io.read(self.input) {
+                Ok(0) => self.end(),
+                Ok(n) => self.absorb(n),
+                Err(e) if IO::timed_out(&e) => {
+                    let now = self.clock.now();
+                    self.client.expire(now);
+                }
+                Err(e) => return Err(ConnectionError::Read(e)),
+            }
+        }
+        if self.cancellations(io)? {
+            io.flush().map_err(ConnectionError::Write)?;
+        }
+        Ok(!self.ended)
+    }
+
     /// Sends a call and waits for it: its result as raw JSON, or why there is none.
     pub fn call_raw<'c, V, IO: Stream<V> + ?Sized>(
         &mut self,
@@ -337,6 +364,39 @@ impl<'b, F: Framer + ?Sized, C: Clock, const N: usize, const B: usize, G>
                 Err(e) => return Err(ConnectionError::Read(e)),
             }
         }
+    }
+
+    /// [`read_once`](Self::read_once) over an async stream.
+    pub async fn read_once_async<V, IO: AsyncStream<V> + ?Sized>(
+        &mut self,
+        io: &mut IO,
+    ) -> AsyncIoResult<bool, IO, V>
+    where
+        C::Instant: Copy + Ord,
+    {
+        if !self.ended {
+            match io.read(self.input).await {
+                Ok(0) => self.end(),
+                Ok(n) => self.absorb(n),
+                Err(e) if IO::timed_out(&e) => {
+                    let now = self.clock.now();
+                    self.client.expire(now);
+                }
+                Err(e) => return Err(ConnectionError::Read(e)),
+            }
+        }
+        let mut sent = false;
+        while let Some(msg) = self.client.next_cancellation(self.output) {
+            // A cancellation that does not fit is not sent: it is a courtesy.
+            if let Ok(msg) = msg {
+                send_framed_async(self.framer, io, msg).await?;
+                sent = true;
+            }
+        }
+        if sent {
+            io.flush().await.map_err(ConnectionError::Write)?;
+        }
+        Ok(!self.ended)
     }
 
     /// [`call_raw`](Self::call_raw) over an async stream.
