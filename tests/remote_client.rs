@@ -266,3 +266,37 @@ async fn notifications_come_beside_the_replies() {
     }
     assert_eq!(got.unwrap(), b"eth_subscription");
 }
+
+#[tokio::test]
+async fn an_error_with_id_null_answers_every_call_of_the_post() {
+    // The server could not read the batch: one error, `"id":null`, for all of it.
+    let (http, addr) = listener().await;
+    tokio::spawn(async move {
+        let (mut stream, _) = http.accept().await.unwrap();
+        let mut buf = Vec::new();
+        while read_request(&mut stream, &mut buf).await {
+            let body =
+                br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+                body.len()
+            );
+            stream.write_all(head.as_bytes()).await.unwrap();
+            stream.write_all(body).await.unwrap();
+        }
+    });
+    let mut client: RemoteClient = RemoteClient::connect(&format!("http://{addr}"))
+        .await
+        .unwrap();
+    let (a, b) = client
+        .send_batch(|b| Ok((b.call::<&str>("a", ())?, b.call::<&str>("b", ())?)))
+        .await
+        .unwrap();
+    for h in [a, b] {
+        match client.client().take(&h) {
+            Some(Err(CallError::Rpc(e))) => assert_eq!(e.code, -32700),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(client.client().in_flight(), 0);
+}

@@ -362,10 +362,10 @@ impl<const N: usize, const B: usize> RemoteClient<N, B> {
                     .await;
                 match outcome {
                     Ok(body) => {
-                        feed(&mut self.calls, &mut self.inbox, body);
-                        // One response answers the whole message: calls it left out
-                        // will not be answered.
-                        self.calls.unanswered(&handle);
+                        // One response answers the whole message: an `"id":null`
+                        // error answers all its calls, and those it left out will
+                        // not be answered.
+                        feed(&mut self.calls, &mut self.inbox, body, Some(&handle));
                     }
                     Err(e) => {
                         self.failure = Some(e);
@@ -418,7 +418,7 @@ impl<const N: usize, const B: usize> RemoteClient<N, B> {
                 let deadline = self.calls.next_deadline();
                 match ws.read(deadline).await {
                     Ok(Some(message)) => {
-                        feed(&mut self.calls, &mut self.inbox, &message);
+                        feed(&mut self.calls, &mut self.inbox, &message, None);
                         true
                     }
                     // A deadline passed.
@@ -455,21 +455,28 @@ pub const QUEUED: usize = 64;
 /// The bytes (methods and params) of the notifications kept.
 pub const QUEUED_BYTES: usize = 64 * 1024;
 
-/// Feeds a message to the calls; what answers none goes to the inbox.
+/// Feeds a message to the calls (as the whole answer to the exchange that carried
+/// `exchange`'s call, over HTTP); what answers none goes to the inbox.
 fn feed<const N: usize, const B: usize>(
     calls: &mut Client<N, B, Instant>,
     inbox: &mut Inbox,
     message: &[u8],
+    exchange: Option<&Handle<()>>,
 ) {
     let (incoming, queue) = (&mut inbox.incoming, &mut inbox.queue);
-    calls.receive(message, Instant::now(), |i| match (incoming.as_mut(), i) {
+    let to_inbox = |i: Incoming<'_>| match (incoming.as_mut(), i) {
         (Some(f), i) => f(i),
         (None, Incoming::Notification(n)) => {
             // A full queue counts what it drops.
             queue.push(&n);
         }
         (None, _) => {}
-    });
+    };
+    let now = Instant::now();
+    match exchange {
+        Some(handle) => calls.receive_exchange(message, now, handle, to_inbox),
+        None => calls.receive(message, now, to_inbox),
+    };
 }
 
 /// A batch being written by [`RemoteClient::send_batch`]: each [`call`](Self::call)
