@@ -254,6 +254,9 @@ impl<const N: usize, const B: usize> RemoteClient<N, B> {
     /// its deadline (or [`ClientSettings::timeout`]), the connection lost. Then take
     /// its outcome from [`client`](Self::client). Replies to no call and the server's
     /// notifications read meanwhile go to the callback or the queue.
+    ///
+    /// `params` is `Copy` (`()`, raw JSON, a closure that borrows what it writes):
+    /// a request that does not fit the buffer is written again into a larger one.
     pub async fn send<'a, T>(
         &mut self,
         call: impl Into<Call<'a, Instant>>,
@@ -273,7 +276,8 @@ impl<const N: usize, const B: usize> RemoteClient<N, B> {
 
     /// Writes a batch with `build` (which adds its calls with [`RemoteBatch::call`]
     /// and returns their handles), sends it, and waits until its calls resolve. An
-    /// empty batch is refused ([`SendError::EmptyBatch`]).
+    /// empty batch is refused ([`SendError::EmptyBatch`]). `build` may run more than
+    /// once: a batch that does not fit the buffer is written again into a larger one.
     pub async fn send_batch<R>(
         &mut self,
         mut build: impl FnMut(&mut RemoteBatch<'_, '_, N, B>) -> Result<R, SendError>,
