@@ -187,13 +187,14 @@ mod without_serde;
 pub mod write;
 
 /// The README's Rust examples, compiled and run as doctests (they use `serde`, `std`,
-/// `concurrent` and `embedded-io-async`).
+/// `concurrent`, `embedded-io-async` and `hyper`).
 #[cfg(all(
     doctest,
     feature = "serde",
     feature = "std",
     feature = "concurrent",
-    feature = "embedded-io-async"
+    feature = "embedded-io-async",
+    feature = "hyper"
 ))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

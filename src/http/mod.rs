@@ -43,7 +43,12 @@
 //!
 //! With the `websocket` feature, [`HttpServer::with_websocket`] takes WebSocket
 //! upgrades on the same address, with subscriptions ([`websocket`]).
+//!
+//! The client side: [`RemoteClient`], the crate's [`Client`](crate::client::Client)
+//! over HTTP (one `POST` per call or batch on a keep-alive connection) or, with the
+//! `websocket` feature, a WebSocket (the server's notifications beside the replies).
 
+mod client;
 mod concurrent;
 pub mod gate;
 #[cfg(feature = "websocket")]
@@ -53,6 +58,9 @@ mod server;
 #[cfg_attr(docsrs, doc(cfg(feature = "websocket")))]
 pub mod websocket;
 
+pub use client::{
+    ClientSettings, ConnectError, RemoteBatch, RemoteClient, RemoteError, QUEUED, QUEUED_BYTES,
+};
 #[cfg(feature = "websocket")]
 pub use pubsub::{Session, Subscribers, WithSync, CLOSE_NOT_READING};
 pub use server::{HttpServer, Settings};

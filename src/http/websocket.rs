@@ -66,6 +66,9 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig
 use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message, Utf8Bytes};
 use tokio_tungstenite::WebSocketStream;
 
+/// The client's side: [`RemoteClient`](super::RemoteClient) over a WebSocket.
+pub(crate) mod client;
+
 use super::pubsub::{Member, Session, Stop, Subscribers, CLOSE_NOT_READING};
 use crate::frame::{EndOfInput, FeedResult, Framer};
 use crate::outbox::{queue_message, AsQueue, LentOutbox};
