@@ -1,7 +1,7 @@
 //! `io::tokio::stdio`: standard input and output as pipes on the reactor when they are
-//! pipes, else tokio's own. The test runs itself as a child (`STDIO_CHILD` set) with
-//! its standard streams as pipes or files; the child says on stderr what it opened and
-//! copies its input to its output through what it opened.
+//! pipes, else tokio's own. Each test runs this binary's ignored test `child` as a
+//! child process (`STDIO_CHILD` set) with its standard streams as pipes or files; the
+//! child says on stderr what it opened and copies its input to its output through it.
 
 use std::fs::File;
 use std::io::{Read as _, Write as _};
@@ -13,12 +13,12 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 const CHILD: &str = "STDIO_CHILD";
 const INPUT: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}\n";
 
-/// In the child: what it opened on stderr, its input copied to its output.
+/// In the child: what it opened on stderr, its input copied to its output. Run only
+/// by the tests below, as their child.
 #[test]
+#[ignore = "the child process of the other tests, which run it"]
 fn child() {
-    if std::env::var_os(CHILD).is_none() {
-        return;
-    }
+    assert!(std::env::var_os(CHILD).is_some(), "run by the other tests");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -48,7 +48,13 @@ fn run(
     file: Option<&std::path::Path>,
 ) -> (String, Vec<u8>) {
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, "1")
         .stdin(stdin)
         .stdout(stdout)
