@@ -647,10 +647,13 @@ fn main() -> ExitCode {
         eprintln!("{NAME}: cannot start the runtime");
         return ExitCode::FAILURE;
     };
-    let mut stdin = jsonrpc_slice::io::tokio::Io(tokio::io::stdin());
-    let mut stdout = jsonrpc_slice::io::tokio::Io(tokio::io::stdout());
+    // Pipes (as an editor launches the server) are read and written on the runtime's
+    // reactor; a terminal or a file through tokio's blocking pool.
+    use jsonrpc_slice::io::tokio::{stdio, Io};
+    let (stdin, stdout) = runtime.block_on(async { (stdio::stdin(), stdio::stdout()) });
+    let (mut stdin, mut stdout) = (Io(stdin), Io(stdout));
     let served = runtime.block_on(run(&mut stdin, &mut stdout));
-    // The read of stdin in tokio's blocking pool cannot be cancelled: do not wait for it.
+    // A read of stdin in tokio's blocking pool cannot be cancelled: do not wait for it.
     runtime.shutdown_background();
     match served {
         Ok(code) => ExitCode::from(code),

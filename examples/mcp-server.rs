@@ -48,7 +48,7 @@ use std::time::Duration;
 
 use jsonrpc_slice::envelope::Outcome;
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::io::tokio::Io;
+use jsonrpc_slice::io::tokio::{stdio, Io};
 use jsonrpc_slice::outbox::SharedOutbox;
 use jsonrpc_slice::raw::Step::Key;
 use jsonrpc_slice::service::concurrent::{Call, Cancellation, ConcurrentServer, Slots};
@@ -2174,7 +2174,10 @@ fn main() -> ExitCode {
         framer,
         chunk,
     } = &mut *memory;
-    let (mut stdin, mut stdout) = (Io(tokio::io::stdin()), Io(tokio::io::stdout()));
+    // Pipes (as a client launches the server) are read and written on the runtime's
+    // reactor; a terminal or a file through tokio's blocking pool.
+    let (stdin, stdout) = runtime.block_on(async { (stdio::stdin(), stdio::stdout()) });
+    let (mut stdin, mut stdout) = (Io(stdin), Io(stdout));
     let served =
         runtime.block_on(SERVER.serve(&mcp, framer, slots, outbox, chunk, &mut stdin, &mut stdout));
     match served {

@@ -3,9 +3,9 @@
 //! message per line, the memory allocated once at start-up), with one tool.
 //!
 //! With `--pipes`, standard input and output are read and written as non-blocking
-//! pipes on tokio's reactor (as rmcp's `stdio_pipes`) instead of through
-//! `tokio::io::stdin` and `stdout` (the example's), which hand every read and write to
-//! a thread of tokio's blocking pool.
+//! pipes on tokio's reactor (`jsonrpc_slice::io::tokio::stdio`, as the example has
+//! them; rmcp's `stdio_pipes`) instead of through `tokio::io::stdin` and `stdout`,
+//! which hand every read and write to a thread of tokio's blocking pool.
 //!
 //! With `--http ADDR`, Streamable HTTP instead (`mod http`), with `--json` for JSON
 //! replies, `--keep` to keep hyper's state for a waiting connection (`release_after`
@@ -17,17 +17,15 @@
 
 use std::borrow::Cow;
 use std::io;
-use std::os::fd::AsFd;
 use std::process::ExitCode;
 
 use jsonrpc_slice::frame::newline::LineAccumulator;
-use jsonrpc_slice::io::tokio::Io;
+use jsonrpc_slice::io::tokio::{stdio, Io};
 use jsonrpc_slice::outbox::SharedOutbox;
 use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer, Slots};
 use jsonrpc_slice::service::ServeError;
 use jsonrpc_slice::{async_method_table, Params, RawJson, ResultWriter, RpcError};
 use jsonrpc_slice::{error::code, WriteError};
-use tokio::net::unix::pipe;
 
 #[global_allocator]
 static COUNTING: mcp_bench::Counting = mcp_bench::Counting;
@@ -161,16 +159,6 @@ struct Memory {
     outbox: SharedOutbox<{ 64 * 1024 }>,
     framer: LineAccumulator<MAX_FRAME>,
     chunk: [u8; 16 * 1024],
-}
-
-/// Standard input and output as tokio pipes (`None` unless both are pipes). Within
-/// the runtime: the pipes register with its reactor.
-fn pipes() -> Option<(pipe::Receiver, pipe::Sender)> {
-    let stdin = io::stdin().as_fd().try_clone_to_owned().ok()?;
-    let stdout = io::stdout().as_fd().try_clone_to_owned().ok()?;
-    let stdin = pipe::Receiver::from_owned_fd(stdin).ok()?;
-    let stdout = pipe::Sender::from_owned_fd(stdout).ok()?;
-    Some((stdin, stdout))
 }
 
 /// Streamable HTTP at `http://ADDR/mcp`: the library's `HttpServer` (the same
@@ -334,10 +322,11 @@ fn main() -> ExitCode {
     let served = if std::env::args().any(|a| a == "--pipes") {
         // The standard streams as non-blocking pipes on tokio's reactor, as rmcp's
         // `stdio_pipes` has them: no blocking-pool thread between the loop and a read.
-        let Some((stdin, stdout)) = runtime.block_on(async { pipes() }) else {
+        let (stdin, stdout) = runtime.block_on(async { (stdio::stdin(), stdio::stdout()) });
+        if !(stdin.is_pipe() && stdout.is_pipe()) {
             eprintln!("slice-note: --pipes needs stdin and stdout to be pipes");
             return ExitCode::FAILURE;
-        };
+        }
         let (mut stdin, mut stdout) = (Io(stdin), Io(stdout));
         runtime.block_on(SERVER.serve(
             &Notes,

@@ -21,6 +21,7 @@
 //! the handlers), within the request's time limit. Its memory is the buffer pair's
 //! (slots lent from it, taken at the pair's first such request and kept).
 
+use core::pin::pin;
 use std::time::Duration;
 use std::vec::Vec;
 
@@ -144,19 +145,23 @@ where
             }),
         };
         let (mut chunk, mut tokens) = ([0u8; 64], Tokens(count));
-        let serve = self.server.serve(
-            state,
-            &mut framer,
-            &memory,
-            &outbox,
-            &mut chunk,
-            &mut tokens,
-            &mut collect,
-        );
-        self.runtime
-            .block_on(tokio::time::timeout(limit, serve))
-            .ok()?
-            .ok()?;
+        {
+            // Pinned where it is made: the service's future holds its slots' futures, and
+            // moved by value into the timeout and `block_on` it would be copied each time.
+            let serve = pin!(self.server.serve(
+                state,
+                &mut framer,
+                &memory,
+                &outbox,
+                &mut chunk,
+                &mut tokens,
+                &mut collect,
+            ));
+            self.runtime
+                .block_on(tokio::time::timeout(limit, serve))
+                .ok()?
+                .ok()?;
+        }
         let (len, kept, overflow) = (collect.len, collect.kept, collect.overflow);
         Some(finish(&self.base, reply, len, kept, overflow, batch))
     }

@@ -34,6 +34,10 @@
 
 use std::io;
 
+#[cfg(feature = "stdio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
+pub mod stdio;
+
 #[cfg(all(unix, feature = "ipc"))]
 #[cfg_attr(docsrs, doc(cfg(all(unix, feature = "ipc"))))]
 pub mod ipc;

@@ -288,6 +288,7 @@ impl<T> ConcurrentServer<T> {
             failed: Cell::new(false),
             unflushed: Cell::new(false),
             moved: Cell::new(false),
+            ended: Cell::new(0),
             next_peer_id: Cell::new(1),
             limits: self.base.limits(),
         };
@@ -304,18 +305,24 @@ impl<T> ConcurrentServer<T> {
             read_error: Cell::new(None),
             write_error: Cell::new(None),
         };
-        let workers: [_; N] = core::array::from_fn(|i| self.work(&hub, state, i, slots, &io));
-        let parts = join3(
-            self.read(&hub, slots, &io, reader),
-            join_array(workers),
-            async {
-                if let Err(e) = self.write(&hub, &io).await {
-                    io.fail(&hub, ServeError::Write(e));
-                }
-            },
-        );
-        let failed = hub.until(|| hub.failed.get().then_some(()));
-        let mut parts = pin!(select(parts, failed));
+        // Made in the place it is pinned: the parts hold every slot's future, which a
+        // move (a `let` between) would copy. For the same reason no part is ever done
+        // (`Hub::part`): a join takes its parts' outputs by moving each whole future
+        // out of its place; the loop ends when every part has ended, or one failed.
+        let mut parts = pin!(select(
+            join3(
+                hub.part(self.read(&hub, slots, &io, reader)),
+                join_array(core::array::from_fn::<_, N, _>(|i| {
+                    hub.part(self.work(&hub, state, i, slots, &io))
+                })),
+                hub.part(async {
+                    if let Err(e) = self.write(&hub, &io).await {
+                        io.fail(&hub, ServeError::Write(e));
+                    }
+                }),
+            ),
+            hub.until(|| (hub.failed.get() || hub.ended.get() == N + 2).then_some(())),
+        ));
         // A part that changed what another can act on polls them all again at once, not
         // after a trip through the executor: what a poll can finish (a reply waiting for
         // the outbox to be sent, say) is finished before the loop returns, so a future
@@ -1175,6 +1182,8 @@ struct Hub<'h> {
     unflushed: Cell<bool>,
     /// A part changed what another can act on during this poll.
     moved: Cell<bool>,
+    /// The parts of the loop (the reader, the workers, the writer) that have ended.
+    ended: Cell<usize>,
     next_peer_id: Cell<u64>,
     limits: &'h Limits,
 }
@@ -1184,6 +1193,15 @@ impl Hub<'_> {
     /// returns (see `serve`).
     fn wake(&self) {
         self.moved.set(true);
+    }
+
+    /// Runs `part` of the loop, counts it ended, then never completes: the loop ends
+    /// on the count (see `serve`), so no part's future is moved out to end it.
+    async fn part(&self, part: impl Future<Output = ()>) {
+        part.await;
+        self.ended.set(self.ended.get() + 1);
+        self.wake();
+        core::future::pending::<()>().await
     }
 
     /// Waits until `ready` gives a value, asking again each time the task is polled.
