@@ -27,6 +27,26 @@ pub(crate) fn is_utf8(b: &[u8]) -> bool {
     return super::utf8::is_utf8(b);
 }
 
+/// `b` as a `&str` if it is UTF-8: with `std`, simdutf8's check (the [`is_utf8`] of
+/// that build); otherwise `core::str::from_utf8` (the crate's own check says only yes
+/// or no, and a `&str` from its yes would need `unsafe`). For the decoder of strings
+/// (`raw/unescape.rs`), whose output is checked once.
+#[inline]
+pub(crate) fn utf8_str(b: &[u8]) -> Option<&str> {
+    #[cfg(feature = "std")]
+    return simdutf8::basic::from_utf8(b).ok();
+    #[cfg(not(feature = "std"))]
+    return core::str::from_utf8(b).ok();
+}
+
+/// The backslashes of `block`, as a mask (bit `k` for byte `k`): for the decoder of
+/// strings, whose content (validated) no other byte stops. SSE2 has 16 in one compare
+/// and one mask move; the NEON and SWAR builds use the scalar body.
+#[inline]
+pub(crate) fn backslash_bits(block: &[u8; 64]) -> u64 {
+    body::backslash_bits(block)
+}
+
 /// The bytes among the 16 at `i` that [`plain_ascii_end`] stops at, as a mask (bit
 /// `k` for the byte at `i + k`); `None` when fewer than 16 bytes are left. For loops
 /// that take each stop of a chunk in turn (the scanner's strings with escapes). SSE2

@@ -14,7 +14,7 @@ use super::swar;
 // masks (used where this is the build's body).
 #[allow(unused_imports)]
 pub(crate) use super::scalar::{
-    is_ascii_block, non_ascii_bits, plain_ascii_mask, string_classes, utf8_classes,
+    backslash_bits, is_ascii_block, non_ascii_bits, plain_ascii_mask, string_classes, utf8_classes,
 };
 
 /// The sixteen bytes of `chunk` in a vector.

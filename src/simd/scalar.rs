@@ -59,7 +59,7 @@ pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
 /// See `non_ascii_bits` (`build_fast.rs`).
 // The oracle of the tests; where the build has a wider body (SSE2) or its scanner
 // reads no blocks (the compact build), only they call it.
-#[cfg_attr(not(any(test, fuzzing)), allow(dead_code))]
+#[cfg_attr(not(test), allow(dead_code))]
 #[inline]
 pub(crate) fn non_ascii_bits(block: &[u8; 64]) -> u64 {
     let mut mask = 0;
@@ -121,8 +121,19 @@ pub(crate) fn utf8_classes(block: &[u8; 64]) -> super::utf8::Utf8Classes {
 /// Whether every byte of `block` is ASCII: the oracle of the other bodies, and the
 /// body of the builds without a wider one.
 #[cfg(any(jsonrpc_slice_fast, test, fuzzing))]
-#[cfg_attr(not(any(test, fuzzing)), allow(dead_code))]
+#[cfg_attr(not(test), allow(dead_code))]
 #[inline]
 pub(crate) fn is_ascii_block(block: &[u8; 64]) -> bool {
     block.iter().all(u8::is_ascii)
+}
+
+/// See `backslash_bits` (`build_fast.rs`).
+#[cfg_attr(not(test), allow(dead_code))]
+#[inline]
+pub(crate) fn backslash_bits(block: &[u8; 64]) -> u64 {
+    let mut mask = 0;
+    for (k, &c) in block.iter().enumerate() {
+        mask |= u64::from(c == b'\\') << k;
+    }
+    mask
 }

@@ -190,6 +190,14 @@ pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
     Some(bits(stops_plain_ascii(load(chunk))))
 }
 
+/// See [`super::backslash_bits`]: one compare and one mask move for 16.
+#[inline(always)]
+pub(crate) fn backslash_bits(block: &[u8; 64]) -> u64 {
+    // SAFETY: plain SSE2 arithmetic on values (no memory is read), and SSE2 is enabled
+    // (see `load`).
+    bits4(load4(block).map(|x| unsafe { _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8)) }))
+}
+
 /// One bit per byte of the four comparison results of a 64-byte block (bit `16 * j + k`
 /// for byte `k` of vector `j`).
 #[inline(always)]

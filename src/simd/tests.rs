@@ -290,6 +290,11 @@ fn classes_agree() {
                 "sse2 {block:02x?}"
             );
         }
+        let backslashes = scalar::backslash_bits(block);
+        assert_eq!(super::body::backslash_bits(block), backslashes);
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        assert_eq!(super::sse2::backslash_bits(block), backslashes);
+        assert_eq!(backslashes, want.backslash);
         let high = scalar::non_ascii_bits(block);
         assert_eq!(super::body::non_ascii_bits(block), high, "{block:02x?}");
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
