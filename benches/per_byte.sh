@@ -12,6 +12,9 @@
 #   parse-ascii    envelope::parse of a request whose params are ["<plain ASCII string>"]
 #   parse-mixed    the same, the string non-ASCII text (French and CJK, 73 % non-ASCII bytes)
 #   parse-source   the same, source-like text (Rust-like lines, `\n` and `\"` escapes among raw é, €, 東京)
+#   skip-source    the same, then the string passed over by `elements()` (the trusted skip)
+#   unescape-*     the string of `parse-*` (`-escaped`: the string of `parse-escaped`),
+#                  parsed once, decoded by `RawStr::unescape_into` (the decode alone)
 #   write-ascii    ResultWriter::str of a plain ASCII string
 #   write-escaped  the same with every 8th byte a newline (written as \n)
 #   parse-items    envelope::parse of a request whose params are an array of 08's items
@@ -20,6 +23,11 @@
 #   skip-escaped   the same, then both elements passed over by `elements()`
 #   path-at        the same string as an LSP didChange's text, reached by `at` (one walk)
 #   path-chain     the same, reached by `get("contentChanges")`, `nth(0)`, `get("text")`
+#
+# The jobs that parse a string param (`*-ascii`, `*-mixed`, `*-source`, `unescape-*`) run on the crate
+# built without `std` too (benches/no_std: no simdutf8, the crate's own UTF-8 check): the
+# slope column "no std" (the size columns are the `std` build's; the no-std build takes
+# no `--target-cpu`: baseline).
 #
 # Then messages 05 and 08 of the table: jsonrpc-slice's instructions per message divided
 # by the message's size. Beside each, the issue's target where it names one.
@@ -36,16 +44,29 @@ while [ $# -gt 0 ]; do
     esac
 done
 build_instructions
+std_exe="$exe"
+no_std_exe=$(cargo build --profile bench -p jsonrpc-slice-benches-no-std --message-format=json 2>/dev/null |
+    sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
+[ -x "$no_std_exe" ] || { echo "could not build benches/no_std" >&2; exit 1; }
 
 sizes=(1024 16384 262144 1048576)
-declare -A target=([parse-ascii]="—" [parse-mixed]="≤ 4" [parse-source]="≤ 2.5" [write-ascii]="≤ 2" [write-escaped]="—"
+declare -A target=([parse-ascii]="—" [parse-mixed]="≤ 4; ≤ 2 no std" [parse-source]="≤ 2.5" [skip-source]="—" [unescape-ascii]="≤ 4" [unescape-mixed]="≤ 4"
+    [unescape-source]="≤ 4" [unescape-escaped]="≤ 4" [write-ascii]="≤ 2" [write-escaped]="—"
     [parse-items]="—" [skip-items]="—" [parse-escaped]="—" [skip-escaped]="—" [path-at]="—" [path-chain]="—" [05]="≤ 2" [08]="≤ 3.5")
 
 echo "Instructions per byte (callgrind, $(rustc --version | cut -d' ' -f1-2), $build)."
 echo
-printf '| job | 1 KiB | 16 KiB | 256 KiB | 1 MiB | per byte, slope 256 KiB → 1 MiB | target |\n'
-printf '|---|---:|---:|---:|---:|---:|---:|\n'
-for job in parse-ascii parse-mixed parse-source write-ascii write-escaped parse-items skip-items parse-escaped skip-escaped path-at path-chain; do
+printf '| job | 1 KiB | 16 KiB | 256 KiB | 1 MiB | per byte, slope 256 KiB → 1 MiB | no std, slope | target |\n'
+printf '|---|---:|---:|---:|---:|---:|---:|---:|\n'
+# slope JOB: the slope of the current `$exe`, from its counts at the two largest sizes.
+slope() {
+    local a b
+    N=$(( 4194304 / sizes[2] )); a=$(count measured_loop per-byte "$1" "${sizes[2]}" "$N")
+    N=$(( 4194304 / sizes[3] )); b=$(count measured_loop per-byte "$1" "${sizes[3]}" "$N")
+    awk -v a="$a" -v b="$b" -v sa="${sizes[2]}" -v sb="${sizes[3]}" 'BEGIN { printf "%.3f", (b - a) / (sb - sa) }'
+}
+for job in parse-ascii parse-mixed parse-source skip-source unescape-ascii unescape-mixed unescape-source \
+    unescape-escaped write-ascii write-escaped parse-items skip-items parse-escaped skip-escaped path-at path-chain; do
     per_call=()
     cells=""
     for size in "${sizes[@]}"; do
@@ -57,7 +78,11 @@ for job in parse-ascii parse-mixed parse-source write-ascii write-escaped parse-
     done
     slope=$(awk -v a="${per_call[2]}" -v b="${per_call[3]}" -v sa="${sizes[2]}" -v sb="${sizes[3]}" \
         'BEGIN { printf "%.3f", (b - a) / (sb - sa) }')
-    printf '| %s |%s **%s** | %s |\n' "$job" "$cells" "$slope" "${target[$job]}"
+    no_std="—"
+    case "$job" in
+        *-ascii | *-mixed | *-source | unescape-*) exe="$no_std_exe"; no_std="**$(slope "$job")**"; exe="$std_exe" ;;
+    esac
+    printf '| %s |%s **%s** | %s | %s |\n' "$job" "$cells" "$slope" "$no_std" "${target[$job]}"
 done
 echo
 echo "(The size columns: instructions per call divided by the string's size, fixed costs included.)"
