@@ -24,10 +24,10 @@
 #   path-at        the same string as an LSP didChange's text, reached by `at` (one walk)
 #   path-chain     the same, reached by `get("contentChanges")`, `nth(0)`, `get("text")`
 #
-# The jobs that parse a string param (`*-ascii`, `*-mixed`, `*-source`, `unescape-*`) run on the crate
-# built without `std` too (benches/no_std: no simdutf8, the crate's own UTF-8 check): the
-# slope column "no std" (the size columns are the `std` build's; the no-std build takes
-# no `--target-cpu`: baseline).
+# The jobs that parse, skip or decode a string param (`parse-ascii`, `-mixed`, `-source`,
+# `skip-source`, `unescape-*`) run on the crate built without `std` too (benches/no_std:
+# no simdutf8, the crate's own UTF-8 check): the slope column "no std" (the size columns
+# are the `std` build's; the no-std build takes no `--target-cpu`: baseline).
 #
 # Then messages 05 and 08 of the table: jsonrpc-slice's instructions per message divided
 # by the message's size. Beside each, the issue's target where it names one.
@@ -80,7 +80,7 @@ for job in parse-ascii parse-mixed parse-source skip-source unescape-ascii unesc
         'BEGIN { printf "%.3f", (b - a) / (sb - sa) }')
     no_std="—"
     case "$job" in
-        *-ascii | *-mixed | *-source | unescape-*) exe="$no_std_exe"; no_std="**$(slope "$job")**"; exe="$std_exe" ;;
+        parse-ascii | parse-mixed | parse-source | skip-source | unescape-*) exe="$no_std_exe"; no_std="**$(slope "$job")**"; exe="$std_exe" ;;
     esac
     printf '| %s |%s **%s** | %s | %s |\n' "$job" "$cells" "$slope" "$no_std" "${target[$job]}"
 done
