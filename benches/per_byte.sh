@@ -29,7 +29,7 @@
 #
 # Every figure twice: on the `std` build and on the `no_std` one (the bench package
 # without its `std` feature: the crate's default features alone, whose UTF-8 check is
-# `core::str::from_utf8` where `std` has simdutf8; benches/callgrind.sh builds both).
+# its own, 64 bytes at a time, where `std` has simdutf8; benches/callgrind.sh builds both).
 # The size columns are the `std` build's.
 # `--target-cpu x86-64-v3` builds as benches/instructions.sh does (target/v3).
 set -euo pipefail

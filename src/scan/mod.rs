@@ -41,9 +41,11 @@ pub(crate) mod build;
 pub(crate) use build::{digits, skip_ws, string, trusted_string_end};
 pub use error::{ScanError, ScanErrorKind};
 pub(crate) use number::{fraction_or_exponent_at, number};
+pub(crate) use string::escape_at;
 #[cfg(feature = "serde")]
 pub(crate) use string::hex_digit;
-pub(crate) use string::{escape_at, MEANING};
+#[cfg(jsonrpc_slice_fast)]
+pub(crate) use string::MEANING;
 pub(crate) use value::value;
 
 /// The default nesting limit: an input may open this many containers (objects and
