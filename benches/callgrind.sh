@@ -4,7 +4,7 @@
 # After `parse_build_option` has taken `--target-cpu CPU` out of the arguments and
 # `build_instructions` has run: `$exe` is the bench, `$exe_no_std` the same bench on the
 # crate's `no_std` build (the bench package without its default `std` feature: the
-# crate with its default features alone, `core::str::from_utf8` for UTF-8 where `std`
+# crate with its default features alone, its own UTF-8 check where `std`
 # has simdutf8), `$build` says how they were built, and `count FUNCTION ARGS...` prints
 # the instructions counted inside FUNCTION divided by `$N`, two decimals (`EXE=...
 # count` counts another executable, `$exe_no_std`).

@@ -21,11 +21,16 @@
 //! - `parse-ascii`: `envelope::parse` of
 //!   `{"jsonrpc":"2.0","method":"log","params":["<string>"],"id":1}` whose string is plain
 //!   printable ASCII (`a`–`z`, digits and spaces, no escape).
-//! - `parse-mixed`: the same with non-ASCII text: [`MIXED`] (French with accents, then
+//! - `parse-mixed`: the same with non-ASCII text: [`MIXED`](per_byte_text::MIXED) (French with accents, then
 //!   Japanese and Chinese; 2- and 3-byte UTF-8, no escape) repeated, cut at a character
 //!   boundary and filled up to the size with `.`.
-//! - `parse-source`: the same with source-like text: [`SOURCE`] (Rust-like lines with
+//! - `parse-source`: the same with source-like text: [`SOURCE`](per_byte_text::SOURCE) (Rust-like lines with
 //!   `\n` and `\"` escapes among raw é, €, 東京) repeated whole, to at least the size.
+//! - `skip-source`: `parse-source`, then the string passed over by `RawJson::elements`
+//!   (the trusted skip).
+//! - `unescape-ascii`, `unescape-mixed`, `unescape-source`, `unescape-escaped`: the
+//!   string of the parse jobs' request (`escaped`: the string of `parse-escaped`),
+//!   parsed once, decoded by `RawStr::unescape_into` into a buffer (the decode alone).
 //! - `write-ascii`: `ResultWriter::str` of the plain ASCII string into a buffer (a
 //!   bare writer, `ResultWriter::new`: the string as a JSON value, no envelope).
 //! - `write-escaped`: the same with every 8th byte a newline (`abcdefg\n` repeated),
@@ -45,6 +50,8 @@
 //! slopes.
 
 mod common;
+#[path = "per_byte_text.rs"]
+mod per_byte_text;
 
 use std::hint::black_box;
 
@@ -52,16 +59,7 @@ use common::{job, messages, Job, ReplyJob};
 use jsonrpc_slice::envelope::{self, Call, Envelope};
 use jsonrpc_slice::raw::Step::{Index, Key};
 use jsonrpc_slice::{Limits, ResultWriter};
-
-/// The non-ASCII text of `parse-mixed`: 124 bytes, 91 of them (73 %) non-ASCII: 8
-/// characters of 2 bytes (16 bytes), 25 of 3 bytes (75 bytes), and 33 ASCII bytes.
-pub const MIXED: &str =
-    "Déjà l'été: où sont les élèves français? 東京都の天気は晴れ、気温は二十度です。北京欢迎你。";
-
-/// The source-like text of `parse-source`, as JSON string content: lines of Rust-like
-/// code and comments with `\n` and `\"` escapes (and one `\\`) among raw non-ASCII
-/// (é, ü, €, 東京), as code and prose are: 223 bytes, 14 escapes, 28 non-ASCII bytes.
-pub const SOURCE: &str = r#"    // Café menu: prices in € for the 東京 branch.\n    let name = \"crème brûlée\";\n    println!(\"{name}: {price} €\\n\");\n    assert_eq!(city, \"東京\", \"über\");\n    if total > 0 { return Ok(total); }\n"#;
+use per_byte_text::{repeat_to, request, text_of, ASCII};
 
 /// Counted by callgrind: everything under this function, nothing else.
 #[inline(never)]
@@ -84,27 +82,8 @@ fn measured_reply(job: &mut ReplyJobFn, msg: &[u8], out: &mut Vec<u8>, n: usize)
 
 type ReplyJobFn = dyn FnMut(&[u8], &mut Vec<u8>) -> usize;
 
-/// A string of exactly `bytes` bytes: `pattern` repeated, cut at a character boundary,
-/// filled up with `.`.
-fn repeat_to(pattern: &str, bytes: usize) -> String {
-    let mut s = pattern.repeat(bytes / pattern.len() + 1);
-    let mut cut = bytes;
-    while !s.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    s.truncate(cut);
-    while s.len() < bytes {
-        s.push('.');
-    }
-    s
-}
-
 /// The input and the job of a per-byte mode, and the digest each call must return.
 fn per_byte(what: &str, bytes: usize) -> (Vec<u8>, Job, u64) {
-    const ASCII: &str = "the quick brown fox jumps over 13 lazy dogs ";
-    let request = |text: &str| {
-        format!(r#"{{"jsonrpc":"2.0","method":"log","params":["{text}"],"id":1}}"#).into_bytes()
-    };
     let write = |text: String| -> (Vec<u8>, Job, u64) {
         // The writer's output, checked once against serde_json's.
         let want = serde_json::to_vec(&text).unwrap();
@@ -124,13 +103,29 @@ fn per_byte(what: &str, bytes: usize) -> (Vec<u8>, Job, u64) {
         (text.into_bytes(), job, want.len() as u64)
     };
     match what {
-        "parse-ascii" | "parse-mixed" | "parse-source" => {
-            let text = match what {
-                "parse-ascii" => repeat_to(ASCII, bytes),
-                "parse-mixed" => repeat_to(MIXED, bytes),
-                // Whole lines (a cut could split an escape): at least `bytes`.
-                _ => SOURCE.repeat(bytes.div_ceil(SOURCE.len())),
+        "unescape-ascii" | "unescape-mixed" | "unescape-source" | "unescape-escaped" => {
+            let text = text_of(what, bytes).expect("a text");
+            let s = per_byte_text::string_param(request(&text));
+            let decoded: String = serde_json::from_str(&format!("\"{text}\"")).unwrap();
+            let mut buf = vec![0u8; text.len()];
+            assert_eq!(s.unescape_into(&mut buf), Some(decoded.as_str()));
+            let job = move |_: &[u8]| s.unescape_into(&mut buf).expect("room").len() as u64;
+            (Vec::new(), Box::new(job), decoded.len() as u64)
+        }
+        "skip-source" => {
+            let msg = request(&text_of(what, bytes).expect("a text"));
+            let job = |msg: &[u8]| -> u64 {
+                let Ok(Envelope::Single(Call::Request(r))) = envelope::parse(msg, &Limits::DEFAULT)
+                else {
+                    panic!("not a request")
+                };
+                r.params.expect("params").elements().count() as u64
             };
+            assert_eq!(job(&msg), 1);
+            (msg, Box::new(job), 1)
+        }
+        "parse-ascii" | "parse-mixed" | "parse-source" => {
+            let text = text_of(what, bytes).expect("a text");
             let msg = request(&text);
             // method "log" (3), an id, params `["…"]` (the string and 4 bytes).
             let want = ((3u64) << 40) + (1 << 32) + (text.len() as u64 + 4);

@@ -22,7 +22,7 @@
 # (jsonrpc-slice: `Server::handle`).
 #
 # Beside jsonrpc-slice's count, the same job on the crate's `no_std` build (the bench
-# package built without its `std` feature: `core::str::from_utf8` for UTF-8 where `std`
+# package built without its `std` feature: the crate's own UTF-8 check where `std`
 # has simdutf8); the ratio and the target are the `std` build's. In the CSV that column
 # comes after `target`, so that the chart's columns stay the implementations.
 #

@@ -12,6 +12,9 @@
 #   parse-ascii    envelope::parse of a request whose params are ["<plain ASCII string>"]
 #   parse-mixed    the same, the string non-ASCII text (French and CJK, 73 % non-ASCII bytes)
 #   parse-source   the same, source-like text (Rust-like lines, `\n` and `\"` escapes among raw é, €, 東京)
+#   skip-source    the same, then the string passed over by `elements()` (the trusted skip)
+#   unescape-*     the string of `parse-*` (`-escaped`: the string of `parse-escaped`),
+#                  parsed once, decoded by `RawStr::unescape_into` (the decode alone)
 #   write-ascii    ResultWriter::str of a plain ASCII string
 #   write-escaped  the same with every 8th byte a newline (written as \n)
 #   parse-items    envelope::parse of a request whose params are an array of 08's items
@@ -26,7 +29,7 @@
 #
 # Every figure twice: on the `std` build and on the `no_std` one (the bench package
 # without its `std` feature: the crate's default features alone, whose UTF-8 check is
-# `core::str::from_utf8` where `std` has simdutf8; benches/callgrind.sh builds both).
+# its own, 64 bytes at a time, where `std` has simdutf8; benches/callgrind.sh builds both).
 # The size columns are the `std` build's.
 # `--target-cpu x86-64-v3` builds as benches/instructions.sh does (target/v3).
 set -euo pipefail
@@ -43,14 +46,16 @@ done
 build_instructions
 
 sizes=(1024 16384 262144 1048576)
-declare -A target=([parse-ascii]="—" [parse-mixed]="≤ 4" [parse-source]="≤ 2.5" [write-ascii]="≤ 2" [write-escaped]="—"
+declare -A target=([parse-ascii]="—" [parse-mixed]="≤ 4; ≤ 2 no std" [parse-source]="≤ 2.5" [skip-source]="—" [unescape-ascii]="≤ 4" [unescape-mixed]="≤ 4"
+    [unescape-source]="≤ 4" [unescape-escaped]="≤ 4" [write-ascii]="≤ 2" [write-escaped]="—"
     [parse-items]="—" [skip-items]="—" [parse-escaped]="—" [skip-escaped]="—" [path-at]="—" [path-chain]="—" [05]="≤ 2" [08]="≤ 3.5" [11]="—" [12]="—")
 
 echo "Instructions per byte (callgrind, $(rustc --version | cut -d' ' -f1-2), $build)."
 echo
 printf '| job | 1 KiB | 16 KiB | 256 KiB | 1 MiB | per byte, slope 256 KiB → 1 MiB | no std: slope | target |\n'
 printf '|---|---:|---:|---:|---:|---:|---:|---:|\n'
-for job in parse-ascii parse-mixed parse-source write-ascii write-escaped parse-items skip-items parse-escaped skip-escaped path-at path-chain; do
+for job in parse-ascii parse-mixed parse-source skip-source unescape-ascii unescape-mixed unescape-source \
+    unescape-escaped write-ascii write-escaped parse-items skip-items parse-escaped skip-escaped path-at path-chain; do
     per_call=()
     cells=""
     for size in "${sizes[@]}"; do

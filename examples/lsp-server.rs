@@ -450,21 +450,12 @@ pub(crate) fn line_starts(text: &str, starts: &mut Vec<usize>) {
     starts.clear();
     starts.push(0);
     let bytes = text.as_bytes();
-    if !bytes.contains(&b'\r') {
-        // Most texts end their lines with `\n` alone: each found by `memchr` (what
-        // `match_indices` with a `char` runs), not by a test of every byte.
-        starts.extend(text.match_indices('\n').map(|(at, _)| at + 1));
-        return;
-    }
-    // Byte by byte: a line end is ASCII, never inside a character, and searching for
-    // a `[char; 2]` pattern decodes every character first.
-    for (at, &b) in bytes.iter().enumerate() {
-        let end = match b {
-            b'\n' => true,
-            b'\r' => bytes.get(at + 1) != Some(&b'\n'),
-            _ => false,
-        };
-        if end {
+    // A line end is ASCII, never inside a character: each found by `memchr`, a block
+    // of bytes at a time, not by a test of every byte (lines are short: the search
+    // goes on where it stopped, no new search set up per line).
+    for at in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+        // `\r\n` is one end, after its `\n`.
+        if bytes[at] == b'\n' || bytes.get(at + 1) != Some(&b'\n') {
             starts.push(at + 1);
         }
     }
@@ -489,7 +480,7 @@ pub(crate) fn todos<'t>(
     utf8: bool,
 ) -> impl Iterator<Item = (usize, usize)> + 't {
     let (mut line, mut byte, mut col) = (0, 0, 0);
-    text.match_indices("TODO").map(move |(at, _)| {
+    memchr::memmem::find_iter(text.as_bytes(), "TODO").map(move |at| {
         // The line holding `at`: the last start at or before it (the starts and the
         // matches both ascend, so the search goes on from the line before).
         let holding = line + starts[line..].partition_point(|&s| s <= at) - 1;

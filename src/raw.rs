@@ -24,6 +24,10 @@ use core::fmt;
 use crate::scan::{self, ScanError};
 
 mod path;
+// The fast build's decoder of strings, a block at a time; the compact build's is the
+// byte loop of `RawStr::bytes` (flash).
+#[cfg(jsonrpc_slice_fast)]
+mod unescape;
 
 pub use path::Step;
 
@@ -526,7 +530,18 @@ impl<'a> RawStr<'a> {
     }
 
     /// Decodes the string into `buf` and returns it, or `None` if `buf` is too small.
+    /// Bytes of `buf` past the decoded string may be written.
     pub fn unescape_into<'b>(&self, buf: &'b mut [u8]) -> Option<&'b str> {
+        #[cfg(jsonrpc_slice_fast)]
+        return unescape::unescape_into(self.raw, buf);
+        #[cfg(not(jsonrpc_slice_fast))]
+        return self.unescape_bytes_into(buf);
+    }
+
+    /// [`unescape_into`](Self::unescape_into) a byte at a time, from [`bytes`](Self::bytes):
+    /// the compact build's, and the fast build's oracle in the unit tests.
+    #[cfg_attr(all(jsonrpc_slice_fast, not(test)), allow(dead_code))]
+    fn unescape_bytes_into<'b>(&self, buf: &'b mut [u8]) -> Option<&'b str> {
         let mut n = 0;
         for byte in self.bytes() {
             *buf.get_mut(n)? = byte;

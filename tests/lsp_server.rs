@@ -472,7 +472,9 @@ fn todos_line_by_line(text: &str, utf8: bool) -> Vec<(usize, usize)> {
 #[test]
 fn todos_are_found_where_the_lines_put_them() {
     // Texts of fragments in a pseudo-random order: every line end, `TODO`s side by
-    // side and at either end of a line, 2- to 4-byte characters before them.
+    // side and at either end of a line, 2- to 4-byte characters before them. Every
+    // tenth text is long (up to about 6 KB), so that the searches run over many of
+    // their blocks, as on a source file.
     let parts = [
         "TODO", "TODOTODO", "\n", "\r\n", "\r", "\r\r\n", "é", "東京", "😀", "abc ", " ", "TOD",
         "ODO", "\n\n",
@@ -480,7 +482,12 @@ fn todos_are_found_where_the_lines_put_them() {
     let mut seed = 7u64;
     for case in 0..2000 {
         let mut text = String::new();
-        for _ in 0..case % 40 {
+        let fragments = if case % 10 == 0 {
+            case % 40 * 25
+        } else {
+            case % 40
+        };
+        for _ in 0..fragments {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);

@@ -2,13 +2,14 @@
 //! NEON, SWAR, and the one the build uses) returns what the scalar body returns, for
 //! both routines (and the build's `plain_ascii_mask` and `string_classes` the scalar
 //! ones'), on arbitrary bytes, from every start offset (past the end too), and on the
-//! same bytes at 16 different alignments.
+//! same bytes at 16 different alignments. And the UTF-8 check of the build without
+//! `std` says what `core::str::from_utf8` says.
 //!
 //! Input layout: `data[0]` picks the alignment shift (`data[0] % 16`), the rest is the
 //! buffer.
 #![no_main]
 
-use jsonrpc_slice::simd_fuzzing::{bodies, classes, masks, SCALAR};
+use jsonrpc_slice::simd_fuzzing::{bodies, classes, classes_checked, masks, utf8, SCALAR};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -35,5 +36,12 @@ fuzz_target!(|data: &[u8]| {
         if let Some((scalar_classes, build_classes)) = classes(b, i) {
             assert_eq!(build_classes, scalar_classes, "string_classes at {i}");
         }
+        if let Some((scalar_classes, build_classes)) = classes_checked(b, i) {
+            assert_eq!(
+                build_classes, scalar_classes,
+                "string_classes::<false> at {i}"
+            );
+        }
     }
+    assert_eq!(utf8(b), std::str::from_utf8(b).is_ok(), "is_utf8");
 });

@@ -44,6 +44,8 @@ pub(crate) use number::{fraction_or_exponent_at, number};
 pub(crate) use string::escape_at;
 #[cfg(feature = "serde")]
 pub(crate) use string::hex_digit;
+#[cfg(jsonrpc_slice_fast)]
+pub(crate) use string::MEANING;
 pub(crate) use value::value;
 
 /// The default nesting limit: an input may open this many containers (objects and

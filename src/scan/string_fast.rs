@@ -1,7 +1,8 @@
 //! The fast build's strings: a string's first plain run by `simd`, the rest 64 bytes
 //! at a time ([`string_blocks`]), the last bytes 16 at a time ([`string_chunks`]),
 //! then the general loop of `string.rs`; non-ASCII runs checked whole
-//! ([`simd::is_utf8`]), `\u` escapes read as one word ([`hex4_word`]); and a validated
+//! ([`simd::is_utf8`]), and after a run that ends at an escape the rest of the string
+//! at once ([`string_blocks_checked`]), `\u` escapes read as one word ([`hex4_word`]); and a validated
 //! string's end for the trusted skip ([`trusted_string_end`]). The unit tests pin each
 //! to the general rules of `string.rs`.
 
@@ -33,7 +34,30 @@ pub(crate) fn string(b: &[u8], i: usize) -> Result<usize, ScanError> {
 /// left go to [`string_chunks`]; the unit tests pin this to [`string_rest`]. Also where
 /// the fast build's word walk goes on after a string's first plain run.
 #[inline(never)]
-pub(crate) fn string_blocks(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
+pub(crate) fn string_blocks(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    blocks::<false>(b, i, 0)
+}
+
+/// [`string_blocks`] once the rest of the string, from `i` to `utf8_until` (its end as
+/// the trusted skip finds it), has been checked as UTF-8 at once: UTF-8 as a whole is
+/// UTF-8 between its ASCII bytes (escapes, the quote), so its non-ASCII bytes are not
+/// stops ([`simd::non_ascii_bits`]). `utf8_until` is 0 when the check failed: then each
+/// run is checked, and the error named, by [`non_ascii`], and the string is not
+/// checked whole again.
+#[inline(never)]
+fn string_blocks_checked(b: &[u8], i: usize, utf8_until: usize) -> Result<usize, ScanError> {
+    blocks::<true>(b, i, utf8_until)
+}
+
+/// The block loop of [`string_blocks`] (`CHECKED` false: after the first non-ASCII run
+/// that ends at an escape, the rest of the string is checked as UTF-8 at once and
+/// [`string_blocks_checked`] goes on) and of [`string_blocks_checked`].
+#[inline(always)]
+fn blocks<const CHECKED: bool>(
+    b: &[u8],
+    mut i: usize,
+    utf8_until: usize,
+) -> Result<usize, ScanError> {
     // 1 when the byte at `i` is escaped (the block before ended in an odd run of
     // backslashes).
     let mut carry = 0;
@@ -41,9 +65,20 @@ pub(crate) fn string_blocks(b: &[u8], mut i: usize) -> Result<usize, ScanError> 
     'from: while let Some(mut rest) = b.get(i..) {
         // The blocks of `rest`, the input from `i` (its offset, `b.len() - rest.len()`).
         while let Some((bytes, after)) = rest.split_first_chunk::<64>() {
-            let block = simd::string_classes(bytes);
+            // The bytes of the block before `utf8_until`, when they are all of them: then
+            // only control characters are other stops.
+            let checked = utf8_until.saturating_sub(b.len() - rest.len());
+            let block = if CHECKED && checked >= 64 {
+                simd::string_classes::<false>(bytes)
+            } else {
+                let mut block = simd::string_classes::<true>(bytes);
+                if CHECKED && block.other != 0 {
+                    block.other &= !(simd::non_ascii_bits(bytes) & ((1u64 << checked) - 1));
+                }
+                block
+            };
             let escaped = escaped_bytes(block.backslash, &mut carry);
-            let stops = (block.quote | block.control_or_non_ascii) & !escaped;
+            let stops = (block.quote | block.other) & !escaped;
             // Every bit below the first stop (all of them when there is none).
             let before = (stops & stops.wrapping_neg()).wrapping_sub(1);
             let mut letters = escaped & before & !(block.quote | block.backslash);
@@ -67,6 +102,14 @@ pub(crate) fn string_blocks(b: &[u8], mut i: usize) -> Result<usize, ScanError> 
                     0x80..=0xFF => {
                         i = non_ascii(b, at)?;
                         carry = 0;
+                        // A run up to an escape: the text mixes the two (code, prose),
+                        // so the rest is checked at once. A run up to the quote (plain
+                        // text) was one check already.
+                        if !CHECKED && byte_at(b, i) == b'\\' {
+                            let end = trusted_string_blocks(b, i);
+                            let utf8 = simd::is_utf8(b.get(i..end).unwrap_or(&[]));
+                            return string_blocks_checked(b, i, if utf8 { end } else { 0 });
+                        }
                         continue 'from;
                     }
                     _ => return Err(fail(ScanErrorKind::ControlCharacter, at)),
@@ -77,7 +120,14 @@ pub(crate) fn string_blocks(b: &[u8], mut i: usize) -> Result<usize, ScanError> 
         i = b.len() - rest.len();
         break;
     }
-    // An escaped first byte: from its backslash.
+    // An escaped first byte: from its backslash. Where the UTF-8 is checked, a
+    // character the last block cut: from its lead, which `string_chunks` checks again
+    // (it reads a non-ASCII run from its start).
+    if CHECKED && i < utf8_until {
+        while i > 0 && matches!(byte_at(b, i), 0x80..=0xBF) {
+            i -= 1;
+        }
+    }
     string_chunks(b, i - carry as usize)
 }
 
@@ -104,7 +154,7 @@ fn trusted_string_blocks(b: &[u8], i: usize) -> usize {
     let mut carry = 0;
     let mut rest = b.get(i..).unwrap_or(&[]);
     while let Some((bytes, after)) = rest.split_first_chunk::<64>() {
-        let block = simd::string_classes(bytes);
+        let block = simd::string_classes::<false>(bytes);
         let quotes = block.quote & !escaped_bytes(block.backslash, &mut carry);
         if quotes != 0 {
             return b.len() - rest.len() + quotes.trailing_zeros() as usize + 1;
@@ -115,7 +165,7 @@ fn trusted_string_blocks(b: &[u8], i: usize) -> usize {
     if let Some(head) = last.get_mut(..rest.len()) {
         head.copy_from_slice(rest);
     }
-    let block = simd::string_classes(&last);
+    let block = simd::string_classes::<false>(&last);
     let quotes = block.quote & !escaped_bytes(block.backslash, &mut carry);
     if quotes != 0 {
         return b.len() - rest.len() + quotes.trailing_zeros() as usize + 1;
@@ -617,6 +667,89 @@ mod tests {
             }
         }
         assert!(checked > 100_000, "{checked}");
+    }
+
+    /// A non-ASCII run up to an escape sends the rest of the string to one UTF-8 check
+    /// ([`string_blocks_checked`]): ends and errors are the general loop's with the rest
+    /// valid, or broken (bad UTF-8, a control character, a bad escape) at many places
+    /// across the block edges, from the start and cut at every length near the end.
+    #[test]
+    fn checked_rest_agrees_with_the_general_loop() {
+        let bad: [&[u8]; 8] = [
+            b"",
+            b"\xc3",
+            b"\xc3(",
+            b"\xed\xa0\x80",
+            b"\xf0\x9f\x98",
+            b"\x01",
+            b"\\x",
+            b"\\ud83d",
+        ];
+        let mut checked = 0;
+        for pad in 0..70 {
+            for bad in bad {
+                for at in (0..160).step_by(9) {
+                    let mut rest = "東京 \\\" café\\n".as_bytes().repeat(8);
+                    let at = at.min(rest.len());
+                    rest.splice(at..at, bad.iter().copied());
+                    let mut s: Vec<u8> = std::vec![b'a'; pad];
+                    s.extend_from_slice("é\\n".as_bytes());
+                    s.extend(rest);
+                    s.push(b'"');
+                    let len = s.len();
+                    s.extend_from_slice(&[b'x'; 70]);
+                    for (b, i) in [(&s[..], 0), (&s[..], pad), (&s[..len - 3], 0)] {
+                        assert_eq!(
+                            string_blocks(b, i),
+                            string_rest::<false>(b, i),
+                            "{:?} from {i}",
+                            std::string::String::from_utf8_lossy(b)
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
+    /// Where the string's UTF-8 is checked whole, every multi-byte character across the
+    /// edge between the last 64-byte block and the bytes after it, whatever is left of
+    /// the input after the string: the ends and errors are the general loop's. The
+    /// shape of the input the `validate` fuzz target found
+    /// (`tests/regressions/validate-utf8-rest-of-string`, checked too): a 4-byte
+    /// character whose lead ends a block, after a run that ends at an escape.
+    #[test]
+    fn characters_across_the_last_block_edge() {
+        let agree = |b: &[u8], i: usize| {
+            assert_eq!(
+                string_blocks(b, i),
+                string_rest::<false>(b, i),
+                "{:?} from {i}",
+                std::string::String::from_utf8_lossy(b)
+            );
+        };
+        let regression = include_bytes!("../../tests/regressions/validate-utf8-rest-of-string");
+        for i in 2..regression.len() {
+            agree(regression, i);
+        }
+        let mut checked = 0;
+        for c in ["é", "€", "😀", "東"] {
+            for at in 0..140 {
+                for after in [0, 1, 2, 3, 5, 30, 63, 64, 70] {
+                    let mut s: Vec<u8> = "ab é\\n".as_bytes().to_vec();
+                    s.extend(std::iter::repeat(b't').take(at));
+                    s.extend_from_slice(c.as_bytes());
+                    s.extend_from_slice(b"st\\tu\"");
+                    s.extend(std::iter::repeat(b'x').take(after));
+                    agree(&s, 0);
+                    let end = s.len() - after;
+                    agree(&s[..end - 1], 0);
+                    checked += 2;
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 
     /// The trusted string end is the validator's ([`string`]) wherever the validator

@@ -17,14 +17,34 @@ pub(super) use super::swar as body;
 
 /// Whether `b` is UTF-8 (strict, as `core::str::from_utf8` has it). With the `std`
 /// feature, simdutf8's SIMD check, the widest the CPU has (detected at run time);
-/// otherwise `core::str::from_utf8`, a word at a time over ASCII. Only the verdict:
-/// where an error is, `core` says (the scanner asks it on the cold path).
+/// otherwise the crate's own, 64 bytes at a time by masks (`utf8.rs`). Only the
+/// verdict: where an error is, `core` says (the scanner asks it on the cold path).
 #[inline]
 pub(crate) fn is_utf8(b: &[u8]) -> bool {
     #[cfg(feature = "std")]
     return simdutf8::basic::from_utf8(b).is_ok();
     #[cfg(not(feature = "std"))]
-    return core::str::from_utf8(b).is_ok();
+    return super::utf8::is_utf8(b);
+}
+
+/// `b` as a `&str` if it is UTF-8: with `std`, simdutf8's check (the [`is_utf8`] of
+/// that build); otherwise `core::str::from_utf8` (the crate's own check says only yes
+/// or no, and a `&str` from its yes would need `unsafe`). For the decoder of strings
+/// (`raw/unescape.rs`), whose output is checked once.
+#[inline]
+pub(crate) fn utf8_str(b: &[u8]) -> Option<&str> {
+    #[cfg(feature = "std")]
+    return simdutf8::basic::from_utf8(b).ok();
+    #[cfg(not(feature = "std"))]
+    return core::str::from_utf8(b).ok();
+}
+
+/// The backslashes of `block`, as a mask (bit `k` for byte `k`): for the decoder of
+/// strings, whose content (validated) no other byte stops. SSE2 has 16 in one compare
+/// and one mask move; the NEON and SWAR builds use the scalar body.
+#[inline]
+pub(crate) fn backslash_bits(block: &[u8; 64]) -> u64 {
+    body::backslash_bits(block)
 }
 
 /// The bytes among the 16 at `i` that [`plain_ascii_end`] stops at, as a mask (bit
@@ -36,14 +56,24 @@ pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
     body::plain_ascii_mask(b, i)
 }
 
-/// The classes of the bytes of `block` ([`StringClasses`]). For the scanner's strings
-/// with escapes, which resolve the escapes of a block with bit operations (the caller
-/// takes the block from the slice, and keeps it to read the bytes the masks point at).
-/// SSE2 has each class of 16 bytes in one compare and one mask move; the NEON and SWAR
+/// The classes of the bytes of `block` ([`StringClasses`]); the non-ASCII bytes among
+/// the other stops with `NON_ASCII`. For the scanner's strings with escapes, which
+/// resolve the escapes of a block with bit operations (the caller takes the block from
+/// the slice, and keeps it to read the bytes the masks point at); `NON_ASCII` false
+/// where the string's UTF-8 is checked already. SSE2 has each class of 16 bytes in one
+/// compare and one mask move; the NEON and SWAR builds use the scalar body.
+#[inline]
+pub(crate) fn string_classes<const NON_ASCII: bool>(block: &[u8; 64]) -> super::StringClasses {
+    body::string_classes::<NON_ASCII>(block)
+}
+
+/// The non-ASCII bytes of `block` (0x80 and above), as a mask (bit `k` for byte `k`):
+/// for the scanner's blocks whose UTF-8 is checked already, where only control
+/// characters still stop a string. SSE2 has 16 in one mask move; the NEON and SWAR
 /// builds use the scalar body.
 #[inline]
-pub(crate) fn string_classes(block: &[u8; 64]) -> super::StringClasses {
-    body::string_classes(block)
+pub(crate) fn non_ascii_bits(block: &[u8; 64]) -> u64 {
+    body::non_ascii_bits(block)
 }
 
 #[cfg(test)]

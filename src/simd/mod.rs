@@ -65,6 +65,10 @@ pub(crate) mod neon;
 pub(crate) mod sse2;
 #[cfg(any(jsonrpc_slice_fast, test, fuzzing))]
 pub(crate) mod swar;
+// The fast build's UTF-8 check without `std`: compiled wherever the tests and the fuzz
+// target can pin it to `core`'s.
+#[cfg(any(jsonrpc_slice_fast, test, fuzzing))]
+pub(crate) mod utf8;
 // What the build takes of the bodies, and on the fast build the routines only its
 // scanner calls (`plain_ascii_mask`, `string_classes`, `is_utf8`): one file each, all
 // of it re-exported here.
@@ -145,15 +149,42 @@ pub mod fuzzing {
     }
 
     /// [`string_classes`](super::string_classes) of the 64 bytes at `i`, the scalar
-    /// body's, then the build's, each as `[quote, backslash, control_or_non_ascii]`;
+    /// body's, then the build's, each as `[quote, backslash, other]`;
     /// `None` when fewer than 64 bytes are left.
     pub fn classes(b: &[u8], i: usize) -> Option<([u64; 3], [u64; 3])> {
         let block = b.get(i..)?.first_chunk::<64>()?;
-        let flat = |c: super::StringClasses| [c.quote, c.backslash, c.control_or_non_ascii];
+        let flat = |c: super::StringClasses| [c.quote, c.backslash, c.other];
         Some((
-            flat(super::scalar::string_classes(block)),
-            flat(super::body::string_classes(block)),
+            flat(super::scalar::string_classes::<true>(block)),
+            flat(super::body::string_classes::<true>(block)),
         ))
+    }
+
+    /// [`string_classes`](super::string_classes) without the non-ASCII stops (a string
+    /// whose UTF-8 is checked already), as [`classes`] gives them.
+    pub fn classes_checked(b: &[u8], i: usize) -> Option<([u64; 3], [u64; 3])> {
+        let block = b.get(i..)?.first_chunk::<64>()?;
+        let flat = |c: super::StringClasses| [c.quote, c.backslash, c.other];
+        Some((
+            flat(super::scalar::string_classes::<false>(block)),
+            flat(super::body::string_classes::<false>(block)),
+        ))
+    }
+
+    /// Whether the UTF-8 check of the build without `std` (`utf8.rs`) finds `b` UTF-8,
+    /// and whether its classes of the 64 bytes at each offset are the scalar body's.
+    pub fn utf8(b: &[u8]) -> bool {
+        for block in b.windows(64) {
+            let Ok(block) = <&[u8; 64]>::try_from(block) else {
+                continue;
+            };
+            assert_eq!(
+                super::body::utf8_classes(block),
+                super::scalar::utf8_classes(block),
+                "utf8_classes"
+            );
+        }
+        super::utf8::is_utf8(b)
     }
 
     /// The scalar body: the oracle.
@@ -203,8 +234,10 @@ pub(crate) struct StringClasses {
     pub(crate) quote: u64,
     /// The bytes that are `\`.
     pub(crate) backslash: u64,
-    /// The bytes below 0x20 (control characters) or above 0x7F (non-ASCII).
-    pub(crate) control_or_non_ascii: u64,
+    /// The other bytes that stop a string: those below 0x20 (control characters), and,
+    /// unless the string's UTF-8 is checked already (`string_classes::<false>`), those
+    /// above 0x7F (non-ASCII).
+    pub(crate) other: u64,
 }
 
 #[cfg(test)]

@@ -56,16 +56,29 @@ pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
     Some(mask)
 }
 
+/// See `non_ascii_bits` (`build_fast.rs`).
+// The oracle of the tests; where the build has a wider body (SSE2) or its scanner
+// reads no blocks (the compact build), only they call it.
+#[cfg_attr(not(test), allow(dead_code))]
+#[inline]
+pub(crate) fn non_ascii_bits(block: &[u8; 64]) -> u64 {
+    let mut mask = 0;
+    for (k, &c) in block.iter().enumerate() {
+        mask |= u64::from(c >= 0x80) << k;
+    }
+    mask
+}
+
 /// See `string_classes` (`build_fast.rs`).
 // The oracle of the tests and the fuzz target; where the build has a wider body (SSE2)
 // or its scanner reads no blocks (the compact build), only they call it.
 #[cfg_attr(not(any(test, fuzzing)), allow(dead_code))]
 #[inline]
-pub(crate) fn string_classes(block: &[u8; 64]) -> super::StringClasses {
+pub(crate) fn string_classes<const NON_ASCII: bool>(block: &[u8; 64]) -> super::StringClasses {
     let mut classes = super::StringClasses {
         quote: 0,
         backslash: 0,
-        control_or_non_ascii: 0,
+        other: 0,
     };
     for (k, &c) in block.iter().enumerate() {
         let bit = 1u64 << k;
@@ -73,10 +86,54 @@ pub(crate) fn string_classes(block: &[u8; 64]) -> super::StringClasses {
             classes.quote |= bit;
         } else if c == b'\\' {
             classes.backslash |= bit;
-        } else if stops_plain_ascii(c) {
-            // The other stops: control characters and non-ASCII.
-            classes.control_or_non_ascii |= bit;
+        } else if c < 0x20 || (NON_ASCII && c >= 0x80) {
+            // The other stops: control characters, and non-ASCII when asked.
+            classes.other |= bit;
         }
     }
     classes
+}
+
+/// See `utf8::Utf8Classes`: the oracle of the other bodies, and the body of the
+/// builds without a wider one. (The compact build checks UTF-8 a sequence at a time.)
+#[cfg(any(jsonrpc_slice_fast, test, fuzzing))]
+#[cfg_attr(not(any(test, fuzzing)), allow(dead_code))]
+#[inline]
+pub(crate) fn utf8_classes(block: &[u8; 64]) -> super::utf8::Utf8Classes {
+    let mut c = super::utf8::Utf8Classes {
+        non_ascii: 0,
+        cont: 0,
+        lead2: 0,
+        lead3: 0,
+        special: 0,
+    };
+    for (k, &byte) in block.iter().enumerate() {
+        let bit = |yes: bool| u64::from(yes) << k;
+        c.non_ascii |= bit(byte >= 0x80);
+        c.cont |= bit((0x80..=0xBF).contains(&byte));
+        c.lead2 |= bit(byte >= 0xC2);
+        c.lead3 |= bit(byte >= 0xE0);
+        c.special |= bit(byte == 0xE0 || byte == 0xED || byte >= 0xF0);
+    }
+    c
+}
+
+/// Whether every byte of `block` is ASCII: the oracle of the other bodies, and the
+/// body of the builds without a wider one.
+#[cfg(any(jsonrpc_slice_fast, test, fuzzing))]
+#[cfg_attr(not(test), allow(dead_code))]
+#[inline]
+pub(crate) fn is_ascii_block(block: &[u8; 64]) -> bool {
+    block.iter().all(u8::is_ascii)
+}
+
+/// See `backslash_bits` (`build_fast.rs`).
+#[cfg_attr(not(test), allow(dead_code))]
+#[inline]
+pub(crate) fn backslash_bits(block: &[u8; 64]) -> u64 {
+    let mut mask = 0;
+    for (k, &c) in block.iter().enumerate() {
+        mask |= u64::from(c == b'\\') << k;
+    }
+    mask
 }

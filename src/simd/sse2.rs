@@ -4,8 +4,8 @@
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::{
-    __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
-    _mm_or_si128, _mm_set1_epi8,
+    __m128i, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_min_epu8,
+    _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
 };
 
 use super::swar;
@@ -190,6 +190,14 @@ pub(crate) fn plain_ascii_mask(b: &[u8], i: usize) -> Option<u32> {
     Some(bits(stops_plain_ascii(load(chunk))))
 }
 
+/// See [`super::backslash_bits`]: one compare and one mask move for 16.
+#[inline(always)]
+pub(crate) fn backslash_bits(block: &[u8; 64]) -> u64 {
+    // SAFETY: plain SSE2 arithmetic on values (no memory is read), and SSE2 is enabled
+    // (see `load`).
+    bits4(load4(block).map(|x| unsafe { _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8)) }))
+}
+
 /// One bit per byte of the four comparison results of a 64-byte block (bit `16 * j + k`
 /// for byte `k` of vector `j`).
 #[inline(always)]
@@ -198,28 +206,43 @@ fn bits4(v: [__m128i; 4]) -> u64 {
     a | (b << 16) | (c << 32) | (d << 48)
 }
 
-/// Signed `x < 0x20`, byte by byte: the control characters, and 0x80..=0xFF, which are
-/// negative as signed bytes.
+/// 0xFF in each byte of `x` that stops a string besides `"` and `\`: a control
+/// character, and with `NON_ASCII` a non-ASCII byte too.
 #[inline(always)]
-fn control_or_non_ascii(x: __m128i) -> __m128i {
+fn other_stops<const NON_ASCII: bool>(x: __m128i) -> __m128i {
     // SAFETY: plain SSE2 arithmetic on values (no memory is read), and SSE2 is enabled
     // (see `load`).
-    unsafe { _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)) }
+    unsafe {
+        if NON_ASCII {
+            // Signed `x < 0x20`: the control characters, and 0x80..=0xFF, which are
+            // negative as signed bytes.
+            _mm_cmplt_epi8(x, _mm_set1_epi8(0x20))
+        } else {
+            // Unsigned `x <= 0x1F` (see `stops_plain`).
+            _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1F)), x)
+        }
+    }
 }
 
-/// The control and non-ASCII bytes of `block`, as a mask: [`string_classes`]' rare case,
-/// out of line so that the common one keeps no vector for it.
+/// The other stops of `block`, as a mask: [`string_classes`]' rare case, out of line so
+/// that the common one keeps no vector for it.
 #[cold]
 #[inline(never)]
-fn control_or_non_ascii_bits(block: &[u8; 64]) -> u64 {
-    bits4(load4(block).map(control_or_non_ascii))
+fn other_stops_bits<const NON_ASCII: bool>(block: &[u8; 64]) -> u64 {
+    bits4(load4(block).map(other_stops::<NON_ASCII>))
+}
+
+/// See [`super::non_ascii_bits`]: the top bit of each byte, one mask move for 16.
+#[inline(always)]
+pub(crate) fn non_ascii_bits(block: &[u8; 64]) -> u64 {
+    bits4(load4(block))
 }
 
 /// See [`super::string_classes`].
 #[inline(always)]
-pub(crate) fn string_classes(block: &[u8; 64]) -> super::StringClasses {
+pub(crate) fn string_classes<const NON_ASCII: bool>(block: &[u8; 64]) -> super::StringClasses {
     let v = load4(block);
-    // SAFETY: as in `control_or_non_ascii`.
+    // SAFETY: as in `other_stops`.
     let (quote, backslash) = unsafe { (_mm_set1_epi8(b'"' as i8), _mm_set1_epi8(b'\\' as i8)) };
     // SAFETY: as above.
     let eq = |x: __m128i, y: __m128i| unsafe { _mm_cmpeq_epi8(x, y) };
@@ -227,10 +250,47 @@ pub(crate) fn string_classes(block: &[u8; 64]) -> super::StringClasses {
         quote: bits4(v.map(|x| eq(x, quote))),
         backslash: bits4(v.map(|x| eq(x, backslash))),
         // Most blocks of a string with escapes have none: one mask move says so.
-        control_or_non_ascii: if bits(any4(v.map(control_or_non_ascii))) == 0 {
+        other: if bits(any4(v.map(other_stops::<NON_ASCII>))) == 0 {
             0
         } else {
-            control_or_non_ascii_bits(block)
+            other_stops_bits::<NON_ASCII>(block)
         },
     }
+}
+
+/// See `utf8::Utf8Classes`: each class of 16 bytes by one signed compare (the non-ASCII
+/// bytes are the negative ones), the leads' masks then kept to the non-ASCII bytes; the
+/// special leads only in a block with leads of 3 bytes.
+#[inline(always)]
+pub(crate) fn utf8_classes(block: &[u8; 64]) -> super::utf8::Utf8Classes {
+    let v = load4(block);
+    // SAFETY: plain SSE2 arithmetic on values (no memory is read), and SSE2 is enabled
+    // (see `load`).
+    let below = |x: __m128i, c: u8| unsafe { _mm_cmplt_epi8(x, _mm_set1_epi8(c as i8)) };
+    // SAFETY: as above.
+    let above = |x: __m128i, c: u8| unsafe { _mm_cmpgt_epi8(x, _mm_set1_epi8(c as i8)) };
+    // SAFETY: as above.
+    let is = |x: __m128i, c: u8| unsafe { _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8)) };
+    // SAFETY: as above.
+    let or = |x: __m128i, y: __m128i| unsafe { _mm_or_si128(x, y) };
+    let non_ascii = bits4(v);
+    let lead3 = bits4(v.map(|x| above(x, 0xDF))) & non_ascii;
+    super::utf8::Utf8Classes {
+        non_ascii,
+        // Signed, 0x80..=0xBF are the bytes below 0xC0.
+        cont: bits4(v.map(|x| below(x, 0xC0))),
+        lead2: bits4(v.map(|x| above(x, 0xC1))) & non_ascii,
+        lead3,
+        special: if lead3 == 0 {
+            0
+        } else {
+            bits4(v.map(|x| or(or(is(x, 0xE0), is(x, 0xED)), above(x, 0xEF)))) & non_ascii
+        },
+    }
+}
+
+/// Whether every byte of `block` is ASCII: one mask move of the four vectors or-ed.
+#[inline(always)]
+pub(crate) fn is_ascii_block(block: &[u8; 64]) -> bool {
+    bits(any4(load4(block))) == 0
 }

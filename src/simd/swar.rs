@@ -10,7 +10,9 @@ use super::scalar;
 // The SWAR build reads a string with escapes a byte at a time: the scalar body's
 // masks (used where this is the build's body).
 #[allow(unused_imports)]
-pub(crate) use super::scalar::{plain_ascii_mask, string_classes};
+pub(crate) use super::scalar::{
+    backslash_bits, is_ascii_block, non_ascii_bits, plain_ascii_mask, string_classes, utf8_classes,
+};
 
 use super::{zero_bytes, HIGH, ONES};
 

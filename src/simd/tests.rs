@@ -265,19 +265,55 @@ fn masks_agree() {
 #[test]
 fn classes_agree() {
     let check = |block: &[u8; 64]| {
-        let want = scalar::string_classes(block);
-        assert_eq!(super::body::string_classes(block), want, "{block:02x?}");
+        let want = scalar::string_classes::<true>(block);
+        let checked = scalar::string_classes::<false>(block);
+        assert_eq!(
+            super::body::string_classes::<true>(block),
+            want,
+            "{block:02x?}"
+        );
+        assert_eq!(
+            super::body::string_classes::<false>(block),
+            checked,
+            "{block:02x?}"
+        );
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            assert_eq!(
+                super::sse2::string_classes::<true>(block),
+                want,
+                "sse2 {block:02x?}"
+            );
+            assert_eq!(
+                super::sse2::string_classes::<false>(block),
+                checked,
+                "sse2 {block:02x?}"
+            );
+        }
+        let backslashes = scalar::backslash_bits(block);
+        assert_eq!(super::body::backslash_bits(block), backslashes);
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        assert_eq!(super::sse2::backslash_bits(block), backslashes);
+        assert_eq!(backslashes, want.backslash);
+        let high = scalar::non_ascii_bits(block);
+        assert_eq!(super::body::non_ascii_bits(block), high, "{block:02x?}");
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         assert_eq!(
-            super::sse2::string_classes(block),
-            want,
+            super::sse2::non_ascii_bits(block),
+            high,
             "sse2 {block:02x?}"
         );
         for (k, &c) in block.iter().enumerate() {
             let bit = |mask: u64| mask >> k & 1 == 1;
+            assert_eq!(bit(high), c >= 0x80);
             assert_eq!(bit(want.quote), c == b'"');
             assert_eq!(bit(want.backslash), c == b'\\');
-            assert_eq!(bit(want.control_or_non_ascii), !(0x20..0x80).contains(&c));
+            assert_eq!(bit(want.other), !(0x20..0x80).contains(&c));
+            assert_eq!(
+                (checked.quote, checked.backslash),
+                (want.quote, want.backslash)
+            );
+            assert_eq!(bit(checked.other), c < 0x20);
         }
     };
     let step = if cfg!(miri) { 31 } else { 1 };
