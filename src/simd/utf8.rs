@@ -179,6 +179,20 @@ mod tests {
     use super::*;
     use std::vec::Vec;
 
+    /// Under Miri, which interprets every load, the loops below keep the offsets and
+    /// lengths around block edges and the bytes at class edges (every one otherwise).
+    fn tried(n: usize) -> bool {
+        !cfg!(miri) || [0, 63, 64, 65].contains(&n)
+    }
+
+    fn edges_or_all(edges: &[u8]) -> Vec<u8> {
+        if cfg!(miri) {
+            edges.to_vec()
+        } else {
+            (0..=0xFF).collect()
+        }
+    }
+
     /// A xorshift64* generator: the same numbers on every run.
     fn numbers(mut state: u64) -> impl FnMut() -> u64 {
         move || {
@@ -224,7 +238,7 @@ mod tests {
         let mut checked = 0;
         for fill in ["a", "é", "東"] {
             for c in chars {
-                for at in 0..140 {
+                for at in (0..140).filter(|&at| tried(at)) {
                     let mut s = fill.repeat(at / fill.len());
                     s.push_str(&"x".repeat(at % fill.len()));
                     s.push_str(c);
@@ -240,11 +254,11 @@ mod tests {
         }
         let text = "plain, é, €, 😀, 東京, 한국어, हिन्दी, \u{10ffff} and more plain text".repeat(3);
         let text = text.as_bytes();
-        for len in 0..text.len() {
+        for len in (0..text.len()).filter(|&len| tried(len)) {
             agree(&text[..len]);
             checked += 1;
         }
-        for at in 0..text.len() {
+        for at in (0..text.len()).filter(|&at| tried(at)) {
             for with in [
                 0x00, b'a', 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED,
                 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xF8, 0xFF,
@@ -255,7 +269,7 @@ mod tests {
                 checked += 1;
             }
         }
-        assert!(checked > 10_000, "{checked}");
+        assert!(checked > if cfg!(miri) { 200 } else { 10_000 }, "{checked}");
     }
 
     /// Every lead followed by every second byte, then continuation bytes, at each
@@ -266,9 +280,15 @@ mod tests {
         // After ASCII (a block read a character at a time) and after CJK text (by the
         // masks).
         for fill in ["a", "東"] {
-            for lead in 0x80..=0xFFu8 {
-                for second in 0..=0xFFu8 {
-                    for at in [0, 1, 61, 62, 63, 64, 126, 127] {
+            for lead in edges_or_all(&[0xC1, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0xF5])
+                .into_iter()
+                .filter(|&lead| lead >= 0x80)
+            {
+                for second in edges_or_all(&[0x00, 0x7F, 0x80, 0x9F, 0xA0, 0xBF, 0xC0]) {
+                    for at in [0, 1, 61, 62, 63, 64, 126, 127]
+                        .into_iter()
+                        .filter(|&at| tried(at))
+                    {
                         let mut b: Vec<u8> = fill.repeat(at / fill.len()).into_bytes();
                         b.resize(at, b'a');
                         b.extend_from_slice(&[lead, second, 0x80, 0x80, b'z']);
@@ -286,7 +306,7 @@ mod tests {
         ];
         let pieces: [&str; 6] = ["é", "€", "東", "😀", "한", "abc"];
         let mut next = numbers(0x9E37_79B9_7F4A_7C15);
-        for _ in 0..20_000 {
+        for _ in 0..if cfg!(miri) { 100 } else { 20_000 } {
             let len = (next() % 300) as usize;
             let mut b = Vec::with_capacity(len + 8);
             while b.len() < len {
@@ -299,7 +319,10 @@ mod tests {
             agree(&b);
             checked += 1;
         }
-        assert!(checked > 100_000, "{checked}");
+        assert!(
+            checked > if cfg!(miri) { 1_000 } else { 100_000 },
+            "{checked}"
+        );
     }
 
     /// Every body's classes are the scalar body's, and the scalar body's are their
@@ -307,7 +330,7 @@ mod tests {
     #[test]
     fn classes_are_their_definitions() {
         let mut next = numbers(0x0123_4567_89AB_CDEF);
-        for round in 0..3_000 {
+        for round in 0..if cfg!(miri) { 260 } else { 3_000 } {
             let mut block = [0u8; 64];
             for (k, c) in block.iter_mut().enumerate() {
                 *c = if round < 256 {
@@ -316,21 +339,21 @@ mod tests {
                     next() as u8
                 };
             }
-            let want = crate::simd::scalar::utf8_classes(&block);
+            let want = super::super::scalar::utf8_classes(&block);
             assert_eq!(
-                crate::simd::body::utf8_classes(&block),
+                super::super::body::utf8_classes(&block),
                 want,
                 "{block:02x?}"
             );
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             assert_eq!(
-                crate::simd::sse2::utf8_classes(&block),
+                super::super::sse2::utf8_classes(&block),
                 want,
                 "{block:02x?}"
             );
             let ascii = block.iter().all(u8::is_ascii);
-            assert_eq!(crate::simd::scalar::is_ascii_block(&block), ascii);
-            assert_eq!(crate::simd::body::is_ascii_block(&block), ascii);
+            assert_eq!(super::super::scalar::is_ascii_block(&block), ascii);
+            assert_eq!(super::super::body::is_ascii_block(&block), ascii);
             for (k, &c) in block.iter().enumerate() {
                 let bit = |mask: u64| mask >> k & 1 == 1;
                 assert_eq!(bit(want.non_ascii), c >= 0x80);
