@@ -1,7 +1,8 @@
 //! `io::tokio::stdio`: standard input and output as pipes on the reactor when they are
-//! pipes, else tokio's own. Each test runs this binary's ignored test `child` as a
-//! child process (`STDIO_CHILD` set) with its standard streams as pipes or files; the
-//! child says on stderr what it opened and copies its input to its output through it.
+//! pipes, else tokio's own. Each case runs this binary again as a child process
+//! (`STDIO_CHILD` set) with its standard streams as pipes or files; the child says on
+//! stderr what it opened and copies its input to its output through it. A test of its
+//! own (`harness = false`): the binary is both the cases and their child.
 
 use std::fs::File;
 use std::io::{Read as _, Write as _};
@@ -13,12 +14,18 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 const CHILD: &str = "STDIO_CHILD";
 const INPUT: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}\n";
 
-/// In the child: what it opened on stderr, its input copied to its output. Run only
-/// by the tests below, as their child.
-#[test]
-#[ignore = "the child process of the other tests, which run it"]
+fn main() {
+    if std::env::var_os(CHILD).is_some() {
+        return child();
+    }
+    pipes_are_read_and_written_on_the_reactor();
+    files_fall_back_to_tokios_own();
+    a_file_and_a_pipe_each_get_their_own();
+    println!("tokio_stdio: 3 cases passed");
+}
+
+/// In the child: what it opened on stderr, its input copied to its output.
 fn child() {
-    assert!(std::env::var_os(CHILD).is_some(), "run by the other tests");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -48,13 +55,6 @@ fn run(
     file: Option<&std::path::Path>,
 ) -> (String, Vec<u8>) {
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
         .env(CHILD, "1")
         .stdin(stdin)
         .stdout(stdout)
@@ -92,7 +92,6 @@ fn temp(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("jsonrpc-slice-stdio-{}-{name}", std::process::id()))
 }
 
-#[test]
 fn pipes_are_read_and_written_on_the_reactor() {
     let (said, out) = run(Stdio::piped(), Stdio::piped(), true, None);
     assert!(
@@ -102,7 +101,6 @@ fn pipes_are_read_and_written_on_the_reactor() {
     assert!(copied(&out), "{}", String::from_utf8_lossy(&out));
 }
 
-#[test]
 fn files_fall_back_to_tokios_own() {
     let (input, output) = (temp("in"), temp("out"));
     std::fs::write(&input, INPUT).unwrap();
@@ -117,7 +115,6 @@ fn files_fall_back_to_tokios_own() {
     assert!(copied(&out), "{}", String::from_utf8_lossy(&out));
 }
 
-#[test]
 fn a_file_and_a_pipe_each_get_their_own() {
     let input = temp("mixed");
     std::fs::write(&input, INPUT).unwrap();
