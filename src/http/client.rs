@@ -12,7 +12,6 @@
 //! [`RemoteClient::next_notification`].
 
 use std::boxed::Box;
-use std::convert::Infallible;
 use std::future::{poll_fn, Future};
 use std::io;
 use std::pin::{pin, Pin};
@@ -22,7 +21,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use std::vec::Vec;
 
-use hyper::body::{Body, Buf, Frame, Incoming as HttpBody, SizeHint};
+use hyper::body::{Body, Buf, Incoming as HttpBody};
 use hyper::client::conn::http1::{self, SendRequest};
 use hyper::header::{HeaderMap, HeaderValue, CONTENT_TYPE, HOST};
 use hyper::{Method, Request, Uri};
@@ -621,7 +620,7 @@ impl HttpLink {
             len,
             home: self.home.clone(),
         };
-        let mut request = Request::new(Outgoing(Some(lent)));
+        let mut request = Request::new(super::OneFrame(Some(lent)));
         *request.method_mut() = Method::POST;
         *request.uri_mut() = self.path.clone();
         *request.headers_mut() = headers;
@@ -808,22 +807,4 @@ impl Drop for Lent {
 }
 
 /// A request body: the lent buffer, one frame.
-struct Outgoing(Option<Lent>);
-
-impl Body for Outgoing {
-    type Data = Lent;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Lent>, Infallible>>> {
-        Poll::Ready(self.0.take().map(|lent| Ok(Frame::data(lent))))
-    }
-    fn is_end_stream(&self) -> bool {
-        self.0.is_none()
-    }
-    fn size_hint(&self) -> SizeHint {
-        SizeHint::with_exact(self.0.as_ref().map_or(0, |l| l.remaining() as u64))
-    }
-}
+type Outgoing = super::OneFrame<Lent>;

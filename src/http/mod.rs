@@ -66,3 +66,25 @@ pub use pubsub::{Session, Subscribers, WithSync, CLOSE_NOT_READING};
 pub use server::{HttpServer, Settings};
 #[cfg(feature = "websocket")]
 pub use websocket::WebSocket;
+
+/// A body of at most one frame: a buffer lent to hyper (a request the client sends, a
+/// reply the server sends), or nothing.
+struct OneFrame<B>(Option<B>);
+
+impl<B: hyper::body::Buf + Unpin> hyper::body::Body for OneFrame<B> {
+    type Data = B;
+    type Error = core::convert::Infallible;
+
+    fn poll_frame(
+        mut self: core::pin::Pin<&mut Self>,
+        _: &mut core::task::Context<'_>,
+    ) -> core::task::Poll<Option<Result<hyper::body::Frame<B>, Self::Error>>> {
+        core::task::Poll::Ready(self.0.take().map(|buf| Ok(hyper::body::Frame::data(buf))))
+    }
+    fn is_end_stream(&self) -> bool {
+        self.0.is_none()
+    }
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        hyper::body::SizeHint::with_exact(self.0.as_ref().map_or(0, |b| b.remaining() as u64))
+    }
+}

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use std::vec;
 use std::vec::Vec;
 
-use hyper::body::{Body, Buf, Bytes, Frame, Incoming, SizeHint};
+use hyper::body::{Body, Buf, Bytes, Incoming};
 use hyper::header::{HeaderMap, HeaderValue, ALLOW, CACHE_CONTROL, CONNECTION, CONTENT_TYPE};
 use hyper::rt::ReadBufCursor;
 use hyper::server::conn::http1;
@@ -800,7 +800,7 @@ fn upgrade<C: 'static>(
         return Some(respond(HeaderMap::new(), StatusCode::BAD_REQUEST, None));
     };
     *lock(&conn.upgrade) = Some(hyper::upgrade::on(req));
-    let mut response = Response::new(Reply(None));
+    let mut response = Response::new(super::OneFrame(None));
     *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
     let headers = response.headers_mut();
     headers.insert(CONNECTION, HeaderValue::from_static("upgrade"));
@@ -1013,7 +1013,7 @@ fn respond(mut headers: HeaderMap, code: StatusCode, reply: Option<Lent>) -> Res
         }
         _ => None,
     };
-    let mut response = Response::new(Reply(reply));
+    let mut response = Response::new(super::OneFrame(reply));
     *response.status_mut() = code;
     *response.headers_mut() = headers;
     response
@@ -1187,22 +1187,4 @@ impl Buf for Lent {
 }
 
 /// A response body: one lent reply, or nothing.
-struct Reply(Option<Lent>);
-
-impl Body for Reply {
-    type Data = Lent;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Lent>, Infallible>>> {
-        Poll::Ready(self.0.take().map(|lent| Ok(Frame::data(lent))))
-    }
-    fn is_end_stream(&self) -> bool {
-        self.0.is_none()
-    }
-    fn size_hint(&self) -> SizeHint {
-        SizeHint::with_exact(self.0.as_ref().map_or(0, |l| l.remaining() as u64))
-    }
-}
+type Reply = super::OneFrame<Lent>;
