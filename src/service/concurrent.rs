@@ -311,11 +311,12 @@ impl<T> ConcurrentServer<T> {
         // out of its place; the loop ends when every part has ended, or one failed.
         let mut parts = pin!(select(
             join3(
-                hub.part(self.read(&hub, slots, &io, reader)),
+                hub.part(|| self.read(&hub, slots, &io, reader)),
                 join_array(core::array::from_fn::<_, N, _>(|i| {
-                    hub.part(self.work(&hub, state, i, slots, &io))
+                    let (hub, io) = (&hub, &io);
+                    hub.part(move || self.work(hub, state, i, slots, io))
                 })),
-                hub.part(async {
+                hub.part(|| async {
                     if let Err(e) = self.write(&hub, &io).await {
                         io.fail(&hub, ServeError::Write(e));
                     }
@@ -1195,10 +1196,13 @@ impl Hub<'_> {
         self.moved.set(true);
     }
 
-    /// Runs `part` of the loop, counts it ended, then never completes: the loop ends
-    /// on the count (see `serve`), so no part's future is moved out to end it.
-    async fn part(&self, part: impl Future<Output = ()>) {
-        part.await;
+    /// Runs the part of the loop that `make` makes, counts it ended, then never
+    /// completes: the loop ends on the count (see `serve`), so no part's future is
+    /// moved out to end it. The part is made here, at its first poll, not passed in:
+    /// an `async fn` keeps an argument future and the future it awaits in two places,
+    /// which would hold every slot's worker twice.
+    async fn part<F: Future<Output = ()>>(&self, make: impl FnOnce() -> F) {
+        make().await;
         self.ended.set(self.ended.get() + 1);
         self.wake();
         core::future::pending::<()>().await
