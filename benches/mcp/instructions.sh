@@ -57,8 +57,9 @@ echo "Streamable HTTP, $CALLS calls on 4 connections lock-step:"
 echo
 echo "| server | replies | instructions/call |"
 echo "|---|---|---:|"
-for row in "JSON:jsonrpc-slice, no sessions, JSON" "JSON:jsonrpc-slice, no sessions, JSON, state kept" \
+for row in "JSON:floor: hyper, no JSON-RPC, a fixed reply, JSON" "JSON:jsonrpc-slice, no sessions, JSON" "JSON:jsonrpc-slice, no sessions, JSON, state kept" \
     "JSON:rmcp 3.11, stateless, json_response" "SSE:jsonrpc-slice, sessions, SSE" \
-    "SSE:jsonrpc-slice, sessions, SSE, state kept" "SSE:rmcp 3.11, sessions (its defaults)"; do
+    "SSE:floor: hyper, no JSON-RPC, a fixed reply, SSE" "SSE:jsonrpc-slice, sessions, SSE, state kept" \
+    "SSE:rmcp 3.11, sessions (its defaults)"; do
     echo "| ${row#*:} | ${row%%:*} | $(per_call http "${row#*:}" pipelined) |"
 done

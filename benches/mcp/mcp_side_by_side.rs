@@ -80,6 +80,18 @@ const SERVERS: &[ServerKind] = &[
 
 const HTTP_SERVERS: &[HttpKind] = &[
     HttpKind {
+        name: "floor: hyper, no JSON-RPC, a fixed reply, JSON",
+        exe: env!("CARGO_BIN_EXE_floor"),
+        args: &[],
+        sse: false,
+    },
+    HttpKind {
+        name: "floor: hyper, no JSON-RPC, a fixed reply, SSE",
+        exe: env!("CARGO_BIN_EXE_floor"),
+        args: &["--sse"],
+        sse: true,
+    },
+    HttpKind {
         name: "jsonrpc-slice, no sessions, JSON",
         exe: env!("CARGO_BIN_EXE_slice-note"),
         args: &["--json"],
