@@ -22,10 +22,12 @@
 //! `404`; `DELETE` ends it; there is no `GET` stream: `405`); 2026-07-28 requests are
 //! checked against their headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
 //! which may be `=?base64?…?=`): a mismatch is `400` with `-32020`, a missing `_meta`
-//! member `400` with `-32602`, a version it does not speak `400` with `-32022`. A
-//! request over HTTP cannot wait for the client's answer (the answer would come in
-//! another `POST`): sampling and elicitation there send no request and answer (a tool
-//! error) that they are not available.
+//! member `400` with `-32602`, a version it does not speak `400` with `-32022`. In a
+//! session's request answered as an event stream, sampling and elicitation ask the
+//! client as over stdio: the request goes out on the stream while the tool runs, the
+//! client's response comes in another `POST` of the session (`202`) and reaches the
+//! tool (`Verdict::peer`). Where the client cannot be asked (`--json`, 2026-07-28
+//! requests) they send nothing and answer (a tool error) that they are not available.
 //!
 //! The tools: `add`, `echo`, `countdown` (progress at each step), and the fixtures of
 //! MCP's conformance suite (`test_*`), with its resources and prompts. Their input and
@@ -51,7 +53,7 @@ use jsonrpc_slice::frame::newline::LineAccumulator;
 use jsonrpc_slice::io::tokio::{stdio, Io};
 use jsonrpc_slice::outbox::SharedOutbox;
 use jsonrpc_slice::raw::Step::Key;
-use jsonrpc_slice::service::concurrent::{Call, Cancellation, ConcurrentServer, Slots};
+use jsonrpc_slice::service::concurrent::{Call, Cancellation, ConcurrentServer, PeerError, Slots};
 use jsonrpc_slice::service::ServeError;
 use jsonrpc_slice::{async_method_table, Kind, Limits, Params, RawJson, ResultWriter, RpcError};
 use jsonrpc_slice::{error::code, WriteError};
@@ -326,8 +328,9 @@ impl Doc {
 #[derive(Copy, Clone)]
 pub(crate) struct Mcp {
     docs: &'static Docs,
-    /// Served over HTTP: a handler cannot wait for the client's answer to a request
-    /// of its own (it would come in another `POST`), so it sends none.
+    /// Served over HTTP: a handler's request to the client fails at once
+    /// (`PeerError::Lost`) in a request that cannot ask it (see `http::Gate`), which
+    /// the tool says as a tool error.
     http: bool,
 }
 
@@ -1065,9 +1068,6 @@ async fn tools_call<'p>(
         let Some(prompt) = prompt else {
             return Ok(tool_error(out, rev, "argument `prompt` must be a string")?);
         };
-        if call.state().http {
-            return Ok(tool_error(out, rev, NOT_OVER_HTTP)?);
-        }
         let asked = call
             .request(
                 "sampling/createMessage",
@@ -1103,6 +1103,7 @@ async fn tools_call<'p>(
             )
             .await;
         match asked {
+            Err(PeerError::Lost) if call.state().http => tool_error(out, rev, NOT_OVER_HTTP)?,
             Ok(reply) => text(out, rev, |o| {
                 o.display(format_args!("LLM response: {}", reply.as_str()))
             })?,
@@ -1111,9 +1112,6 @@ async fn tools_call<'p>(
             })?,
         }
     } else if let Some(form) = elicitation_form(name) {
-        if call.state().http {
-            return Ok(tool_error(out, rev, NOT_OVER_HTTP)?);
-        }
         let message = match form {
             Form::Message => match arg("message").filter(|t| t.kind() == Kind::String) {
                 Some(m) => Some(m),
@@ -1142,6 +1140,7 @@ async fn tools_call<'p>(
             _ => "Elicitation completed",
         };
         match asked {
+            Err(PeerError::Lost) if call.state().http => tool_error(out, rev, NOT_OVER_HTTP)?,
             Ok((action, content)) => text(out, rev, |o| {
                 let content = match content.as_str() {
                     "" => "{}",
@@ -1171,8 +1170,9 @@ async fn tools_call<'p>(
     Ok(())
 }
 
-/// Why sampling and elicitation are not available over HTTP.
-const NOT_OVER_HTTP: &str = "not available over HTTP: this server cannot wait for the client's answer to its own request there (use stdio)";
+/// Why sampling and elicitation are not available in an HTTP request that cannot ask
+/// the client (the library fails the request at once, sending nothing).
+const NOT_OVER_HTTP: &str = "not available in this request: over HTTP the server asks the client only in a 2025-11-25 session's request whose reply is an event stream (not with --json; at 2026-07-28, by an input_required result)";
 
 /// The `_meta` member of a 2026-07-28 request that asks for its logs.
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
@@ -1889,9 +1889,15 @@ mod http {
                 }
             };
             let Some(method) = method else {
-                // A response (to a request this server never sent over HTTP: a
-                // handler's request cannot wait for it): taken, and dropped.
-                return Verdict::respond(StatusCode::ACCEPTED, "");
+                // A response, to a handler's request (sampling, elicitation): the
+                // library hands it to the call of this session that awaits it. Outside
+                // a session nothing awaits one: taken, and dropped.
+                return match session {
+                    Some(s) if self.sessions.find(s) => {
+                        Verdict::answer().no_reply(StatusCode::ACCEPTED).peer(s)
+                    }
+                    _ => Verdict::respond(StatusCode::ACCEPTED, ""),
+                };
             };
             let params = Params::new(message.get("params"));
             let header = head.headers.get(VERSION).map(HeaderValue::as_bytes);
@@ -1912,7 +1918,9 @@ mod http {
                 };
             }
             match session {
-                Some(s) if self.sessions.find(s) => answer(),
+                // The session's client answers the server's requests (in other
+                // `POST`s of the session): the call may ask it.
+                Some(s) if self.sessions.find(s) => answer().peer(s),
                 Some(_) => error(StatusCode::NOT_FOUND, id, -32001, "Session not found"),
                 None => error(
                     StatusCode::BAD_REQUEST,

@@ -958,6 +958,62 @@ fn a_handler_awaits_the_peer_while_other_calls_are_answered() {
     });
 }
 
+/// `serve_from`: the requests to the peer numbered from where it says, a response
+/// routed by that id; with `None`, a handler's request fails at once and the peer is
+/// sent nothing.
+#[test]
+fn serve_from_numbers_the_requests_to_the_peer_or_sends_none() {
+    for first in [Some(5 << 20), None] {
+        let app = App::new();
+        let input = Pipe::new();
+        let output = Sink::new();
+        let slots = Slots::<2, 512, 512>::new();
+        let outbox = SharedOutbox::<1024>::new();
+        let mut framer = LineAccumulator::<512>::new();
+        let mut chunk = [0u8; 256];
+        let exec = Executor::new();
+        let ((), allocations) = counting(|| {
+            let (mut r, mut w) = (&input, &output);
+            let serve = PLAIN.serve_from(
+                first,
+                &app,
+                &mut framer,
+                &slots,
+                &outbox,
+                &mut chunk,
+                &mut r,
+                &mut w,
+            );
+            let mut serve = pin!(serve);
+            let mut run = || exec.stall(serve.as_mut());
+            input.send(br#"{"jsonrpc":"2.0","method":"ask","id":1}"#);
+            assert!(run().is_none());
+            match first {
+                Some(_) => {
+                    let asked =
+                        br#"{"jsonrpc":"2.0","method":"peer/ask","params":[7],"id":5242880}"#;
+                    assert!(output.has(asked));
+                    // A response to the id of the default numbering is no one's.
+                    input.send(br#"{"jsonrpc":"2.0","result":1,"id":1}"#);
+                    input.send(br#"{"jsonrpc":"2.0","result":42,"id":5242880}"#);
+                    assert!(run().is_none());
+                    assert!(output.has(br#"{"jsonrpc":"2.0","result":42,"id":1}"#));
+                    assert_eq!(output.lines(), 2);
+                }
+                None => {
+                    assert!(output.has(
+                        br#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"lost"},"id":1}"#
+                    ));
+                    assert_eq!(output.lines(), 1, "nothing sent to the peer");
+                }
+            }
+            input.closed.set(true);
+            assert_eq!(run(), Some(Ok(())));
+        });
+        assert_eq!(allocations, 0, "the loop allocated");
+    }
+}
+
 #[test]
 fn an_event_is_pushed_with_no_input() {
     let app = App::new();

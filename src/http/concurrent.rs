@@ -19,22 +19,56 @@
 //! The service's futures are not `Send`: each such request runs on tokio's blocking
 //! pool, its loop driven by `Handle::block_on` (the runtime's timers and I/O reach
 //! the handlers), within the request's time limit. Its memory is the buffer pair's
-//! (slots lent from it, taken at the pair's first such request and kept).
+//! (slots lent from it, taken at the pair's first such request and kept). Such a
+//! loop has no way to ask the client (`serve_from(None, ..)`): a handler's request
+//! fails at once, and the client is sent nothing it could not answer.
+//!
+//! A request whose handlers may ask the client (a gate's `Verdict::peer`) runs in a
+//! loop of its own kind (`Handlers::stream`): the request is its first frame, then
+//! each response the client sends in another `POST` (routed to it by `peers.rs`);
+//! every message it writes goes out at once as an event (`stream.rs`), and its input
+//! ends once the reply is written. Its frames are as large as the body limit (a
+//! response may be larger than the request), and its outbox is `PEER_OUTBOX` bytes
+//! (a request to the client, an elicitation's schema, is larger than a notification).
 
+use core::cell::Cell;
+use core::future::{poll_fn, Future};
 use core::pin::pin;
+use core::task::Poll;
+use std::sync::Arc;
 use std::time::Duration;
 use std::vec::Vec;
+
+use hyper::body::Bytes;
+use tokio::sync::mpsc;
 
 use crate::dispatch::{AsyncMethods, Failure, MethodTable, OutputTooSmall, Server};
 use crate::envelope::{self, Envelope};
 use crate::frame::{EndOfInput, FeedResult, Framer};
 use crate::id::Id;
-use crate::outbox::SharedOutbox;
+use crate::outbox::{LentOutbox, SharedOutbox};
 use crate::raw::RawJson;
 use crate::service::concurrent::{Call, ConcurrentServer, LentSlots, Read, Write};
 use crate::write::ResultWriter;
 
+use super::peers::Mailbox;
 use super::server::Buffers;
+use super::stream::event;
+
+/// The outbox of a loop whose handlers may ask the client.
+const PEER_OUTBOX: usize = 64 * 1024;
+
+/// What a call whose handlers may ask the client is given (see `peers.rs`).
+pub(super) struct Exchange {
+    /// The id of its first request to the client.
+    pub(super) first_id: u64,
+    /// Where the client's responses come.
+    pub(super) mailbox: Arc<Mailbox>,
+    /// Where its events go, to the response body.
+    pub(super) events: mpsc::Sender<Bytes>,
+    /// The largest response the client may send (the body limit).
+    pub(super) max_frame: usize,
+}
 
 /// A [`ConcurrentServer`] with `N` slots, as the HTTP server calls it.
 pub(super) trait Handlers<S>: Send + Sync {
@@ -46,6 +80,13 @@ pub(super) trait Handlers<S>: Send + Sync {
         buffers: &mut Buffers,
         limit: Duration,
     ) -> Option<Result<usize, OutputTooSmall>>;
+
+    /// Answers the request in `buffers.body` (a single request with an id), its
+    /// handlers free to ask the client: every message sent as an event on
+    /// `exchange.events` as it is made, the reply last; within `limit` (past it, an
+    /// error reply with the request's id), or until the client stops reading. Blocks:
+    /// call it off the runtime.
+    fn stream(&self, state: &S, buffers: &mut Buffers, limit: Duration, exchange: &Exchange);
 }
 
 /// A [`ConcurrentServer`] with `N` slots.
@@ -83,6 +124,7 @@ where
             spans,
             events,
             keep_events,
+            ..
         } = buffers;
         spans.clear();
         let batch = match envelope::parse(body, self.server.limits()) {
@@ -148,7 +190,10 @@ where
         {
             // Pinned where it is made: the service's future holds its slots' futures, and
             // moved by value into the timeout and `block_on` it would be copied each time.
-            let serve = pin!(self.server.serve(
+            // Over HTTP the client cannot be asked here: its answer would need a
+            // stream this reply is not.
+            let serve = pin!(self.server.serve_from(
+                None,
                 state,
                 &mut framer,
                 &memory,
@@ -165,7 +210,224 @@ where
         let (len, kept, overflow) = (collect.len, collect.kept, collect.overflow);
         Some(finish(&self.base, reply, len, kept, overflow, batch))
     }
+
+    fn stream(&self, state: &S, buffers: &mut Buffers, limit: Duration, exchange: &Exchange) {
+        let Buffers {
+            body,
+            reply,
+            slots,
+            outbox,
+            ..
+        } = buffers;
+        // A response may be larger than the request: frames as large as a body may be.
+        let frame = exchange.max_frame.max(body.len());
+        let need = LentSlots::<N>::bytes(frame, reply.len());
+        if slots.len() < need {
+            *slots = std::vec![0; need];
+        }
+        if outbox.len() < PEER_OUTBOX {
+            *outbox = std::vec![0; PEER_OUTBOX];
+        }
+        let Some(memory) = LentSlots::<N>::new(slots, frame, reply.len()) else {
+            return;
+        };
+        let outbox = LentOutbox::new(outbox);
+        let answered = Cell::new(false);
+        let mailbox = &*exchange.mailbox;
+        let mut framer = Exchanged {
+            body,
+            mailbox,
+            response: None,
+            started: false,
+        };
+        let mut reader = Asked {
+            mailbox,
+            answered: &answered,
+            started: false,
+        };
+        let mut writer = Streamer {
+            events: &exchange.events,
+            answered: &answered,
+        };
+        let mut chunk = [0u8; 64];
+        let timed_out = {
+            // Pinned where it is made, as in `answer`.
+            let serve = pin!(self.server.serve_from(
+                Some(exchange.first_id),
+                state,
+                &mut framer,
+                &memory,
+                &outbox,
+                &mut chunk,
+                &mut reader,
+                &mut writer,
+            ));
+            // The client stopped reading (it closed the connection): nothing more
+            // reaches it.
+            let gone = pin!(exchange.events.closed());
+            let run = async {
+                tokio::select! {
+                    biased;
+                    _ = serve => {}
+                    () = gone => {}
+                }
+            };
+            self.runtime
+                .block_on(tokio::time::timeout(limit, run))
+                .is_err()
+        };
+        if timed_out && !answered.get() {
+            // The stream has begun (`200`): the time limit is told as the reply.
+            let id = RawJson::new(body)
+                .ok()
+                .and_then(|m| m.get("id"))
+                .and_then(Id::from_raw);
+            let mut w = ResultWriter::new(reply);
+            let written = w.error_reply(
+                id.unwrap_or(Id::NULL),
+                crate::error::code::INTERNAL_ERROR,
+                crate::write::Message::plain("Internal error: the call did not finish in time"),
+                None,
+            );
+            if written.is_ok() {
+                let _ = exchange.events.try_send(event(w.into_written()));
+            }
+        }
+    }
 }
+
+/// The framer of a loop whose handlers may ask the client: the request first (one
+/// byte read for it), then, for each byte after, the response the mailbox holds.
+/// Neither header nor trailer around a reply: the loop writes each message in one
+/// `write_all`, which is then the message.
+struct Exchanged<'b> {
+    body: &'b [u8],
+    mailbox: &'b Mailbox,
+    /// The response being read (kept until the next frame).
+    response: Option<Bytes>,
+    started: bool,
+}
+
+impl Framer for Exchanged<'_> {
+    fn feed<'a, 'b>(&'a mut self, input: &'b [u8]) -> FeedResult<'a, 'b> {
+        let Some((_, remaining)) = input.split_first() else {
+            return FeedResult::Consumed;
+        };
+        if !self.started {
+            self.started = true;
+            return FeedResult::Frame {
+                frame: self.body,
+                remaining,
+            };
+        }
+        self.response = self.mailbox.take();
+        match &self.response {
+            Some(response) => FeedResult::Frame {
+                frame: response,
+                remaining,
+            },
+            // The reader read a byte only for a response held: not reached.
+            None => FeedResult::Consumed,
+        }
+    }
+
+    fn finish(&mut self) -> EndOfInput<'_> {
+        EndOfInput::Nothing
+    }
+
+    fn max_frame(&self) -> usize {
+        usize::MAX
+    }
+
+    fn reply_header<'s>(&self, _: usize, _: &'s mut [u8; 40]) -> &'s [u8] {
+        &[]
+    }
+
+    fn reply_trailer(&self) -> &'static [u8] {
+        b""
+    }
+}
+
+/// The reader of a loop whose handlers may ask the client: a byte for the request,
+/// then one for each response the mailbox holds, until the reply is written (the
+/// end).
+struct Asked<'b> {
+    mailbox: &'b Mailbox,
+    answered: &'b Cell<bool>,
+    started: bool,
+}
+
+impl Read for Asked<'_> {
+    type Error = core::convert::Infallible;
+
+    async fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error> {
+        let Some(first) = buf.first_mut() else {
+            return Ok(0);
+        };
+        if !self.started {
+            self.started = true;
+            *first = b'.';
+            return Ok(1);
+        }
+        loop {
+            // `notify_one` keeps a permit: a response put in after the look below
+            // wakes this wait at once.
+            let mut arrived = pin!(self.mailbox.arrived.notified());
+            let next = poll_fn(|cx| {
+                // The loop polls its parts again once the reply is written.
+                if self.answered.get() {
+                    return Poll::Ready(Some(0));
+                }
+                if self.mailbox.holds() {
+                    return Poll::Ready(Some(1));
+                }
+                arrived.as_mut().poll(cx).map(|()| None)
+            })
+            .await;
+            if let Some(n) = next {
+                *first = b'.';
+                return Ok(n);
+            }
+        }
+    }
+}
+
+/// The writer of a loop whose handlers may ask the client: each message (one
+/// `write_all`, see `Exchanged`) an event, sent at once; the reply (a message with
+/// no `method`) marks the call answered.
+struct Streamer<'b> {
+    events: &'b mpsc::Sender<Bytes>,
+    answered: &'b Cell<bool>,
+}
+
+/// The client stopped reading.
+#[derive(Debug)]
+struct Gone;
+
+impl Write for Streamer<'_> {
+    type Error = Gone;
+
+    async fn write_all(&mut self, message: &[u8]) -> Result<(), Self::Error> {
+        if message.is_empty() {
+            return Ok(());
+        }
+        let reply = !message.starts_with(SENT);
+        self.events.send(event(message)).await.map_err(|_| Gone)?;
+        if reply {
+            self.answered.set(true);
+        }
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// How every message a handler sends (a request, a notification) starts, and no
+/// reply does: the crate writes a message's members in one order (`client.rs`), its
+/// method first, a reply's result or error first.
+const SENT: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\"";
 
 /// The reply made of what was collected: the batch's `[...]` around the replies (none:
 /// nothing to send), or the one reply; a batch whose replies did not fit is the
@@ -358,7 +620,7 @@ impl Collect<'_> {
         // Every message here is the crate's own writing, whose members come in one
         // order: a request or notification starts with its method (`client.rs`), a
         // reply with its result or error. The prefix tells them apart without a scan.
-        let sent = message.starts_with(b"{\"jsonrpc\":\"2.0\",\"method\"");
+        let sent = message.starts_with(SENT);
         if !sent {
             self.kept += 1;
             return;

@@ -7,7 +7,8 @@
 //! body cut short before), and either answers it itself (a status and a body of its
 //! choosing: a refusal, a session's `DELETE`) or lets it be answered, saying how: a reply as one JSON body or as server-sent events (with the
 //! messages the handlers sent on their own during the call, before it), the status of
-//! a message that gets no reply (`204`, or `202`), and headers to add.
+//! a message that gets no reply (`204`, or `202`), headers to add, and whether the
+//! call's handlers may ask the client and await its answer ([`Verdict::peer`]).
 //!
 //! [`HttpServer::with_gate`]: super::HttpServer::with_gate
 
@@ -36,6 +37,7 @@ pub struct Verdict {
     pub(super) events: bool,
     pub(super) no_reply: StatusCode,
     pub(super) headers: Vec<(HeaderName, HeaderValue)>,
+    pub(super) peer: Option<u64>,
 }
 
 impl Default for Verdict {
@@ -52,6 +54,7 @@ impl Verdict {
             events: false,
             no_reply: StatusCode::NO_CONTENT,
             headers: Vec::new(),
+            peer: None,
         }
     }
 
@@ -69,9 +72,10 @@ impl Verdict {
     /// The reply as server-sent events (`text/event-stream`, see
     /// [`frame::sse`](crate::frame::sse)): one event for each message the handlers
     /// sent on their own during the call ([`Call::notify`]), in order, then one for
-    /// the reply. They are sent together once the reply is made (not as each is sent);
-    /// when they do not all fit in [`Settings::max_reply`] with the reply, those
-    /// messages are dropped and the reply is sent alone. A message that gets no reply
+    /// the reply. They are sent together once the reply is made (not as each is sent,
+    /// but for a call that may ask the client, [`peer`](Self::peer)); when they do not
+    /// all fit in [`Settings::max_reply`] with the reply, those messages are dropped
+    /// and the reply is sent alone. A message that gets no reply
     /// is still answered by [`no_reply`](Self::no_reply)'s status.
     ///
     /// [`Call::notify`]: crate::service::concurrent::Call::notify
@@ -85,6 +89,35 @@ impl Verdict {
     /// unless set (MCP's Streamable HTTP says `202`).
     pub fn no_reply(mut self, status: StatusCode) -> Self {
         self.no_reply = status;
+        self
+    }
+
+    /// The request belongs to `scope` (a session, a user: whatever the gate tells
+    /// its clients apart by), whose client answers the server's requests.
+    ///
+    /// On a request with an id whose reply goes as [`events`](Self::events), with the
+    /// concurrent service ([`HttpServer::concurrent`]): its handlers may ask the
+    /// client ([`Call::request`]). The reply is then streamed: each message a handler
+    /// sends goes out as an event as it is sent, the reply last, and the handler's
+    /// request waits for the client's response, which comes in another `POST` with
+    /// the same scope. Each such call's requests get ids of their own (a range of
+    /// 2^20, every id below 2^53 so that a JavaScript client keeps it exact). At most
+    /// half of [`Settings::buffers`] such calls run at once (the others' responses
+    /// must find a buffer pair); past that, and on any other request, a handler's
+    /// request fails at once with [`PeerError::Lost`], the client told nothing.
+    ///
+    /// On a response (an object with an id and no `method`): handed to the call of
+    /// `scope` that awaits it, and answered with [`no_reply`](Self::no_reply)'s
+    /// status; a response no call of `scope` awaits (late, unknown, of another
+    /// scope) is dropped and answered the same, as JSON-RPC drops a response nobody
+    /// awaits.
+    ///
+    /// [`HttpServer::concurrent`]: super::HttpServer::concurrent
+    /// [`Call::request`]: crate::service::concurrent::Call::request
+    /// [`PeerError::Lost`]: crate::service::concurrent::PeerError::Lost
+    /// [`Settings::buffers`]: super::Settings::buffers
+    pub fn peer(mut self, scope: u64) -> Self {
+        self.peer = Some(scope);
         self
     }
 

@@ -39,7 +39,8 @@
 //! A protocol with rules of its own over HTTP (MCP's Streamable HTTP) puts them in a
 //! [`gate`] ([`HttpServer::with_gate`]): it sees each request and its body, answers it
 //! itself (a refusal) or says how the codec's answer goes (as JSON or as server-sent
-//! events, `202` for no reply).
+//! events, `202` for no reply), and whether the call's handlers may ask the client,
+//! whose answer comes in another `POST` ([`gate::Verdict::peer`]).
 //!
 //! With the `websocket` feature, [`HttpServer::with_websocket`] takes WebSocket
 //! upgrades on the same address, with subscriptions ([`websocket`]).
@@ -51,9 +52,11 @@
 mod client;
 mod concurrent;
 pub mod gate;
+mod peers;
 #[cfg(feature = "websocket")]
 mod pubsub;
 mod server;
+mod stream;
 #[cfg(feature = "websocket")]
 #[cfg_attr(docsrs, doc(cfg(feature = "websocket")))]
 pub mod websocket;

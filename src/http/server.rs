@@ -23,12 +23,14 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
-use super::concurrent::{Handlers, Slotted};
+use super::concurrent::{Exchange, Handlers, Slotted};
 use super::gate::{Head, Verdict};
+use super::peers::{Peers, Route};
+use super::stream::{Reply, Streamed};
 use crate::dispatch::AsyncMethods;
 use crate::io::accept::{is_per_connection, out_of_descriptors};
 use crate::service::concurrent::{Call, ConcurrentServer};
-use crate::Server;
+use crate::{Kind, RawJson, Server};
 
 /// An [`HttpServer`]'s bounds. [`Settings::default`] is the production default of each.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -253,6 +255,8 @@ where
                 body: settings.max_body,
                 reply: settings.max_reply,
             }),
+            // Half the pairs at most: the responses their calls await need pairs too.
+            peers: Arc::new(Peers::new(settings.buffers / 2)),
             conns: Mutex::new(Vec::with_capacity(settings.max_connections)),
             http1: {
                 let mut builder = http1::Builder::new();
@@ -338,6 +342,8 @@ struct Shared<C: 'static> {
     gate: Option<Arc<Gate>>,
     settings: Settings,
     pool: Arc<Pool>,
+    /// The calls whose handlers may ask the client, while they run.
+    peers: Arc<Peers>,
     /// The open connections, oldest first.
     conns: Mutex<Vec<Arc<Conn>>>,
     /// hyper's settings for a connection (its timer, the header-read timeout).
@@ -386,7 +392,7 @@ impl Conn {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // Nothing panics while one of these is held.
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -734,16 +740,20 @@ impl<'a, C: 'static> InFlight<'a, C> {
     }
 }
 
+impl<C: 'static> InFlight<'_, C> {
+    /// A request (or a streamed reply) of `conn` ended.
+    fn leave(shared: &Shared<C>, conn: &Conn) {
+        conn.idle_since.store(shared.now(), Ordering::Release);
+        if conn.busy.fetch_sub(1, Ordering::SeqCst) == 1 && shared.wants_room.load(Ordering::SeqCst)
+        {
+            shared.changed.notify_one();
+        }
+    }
+}
+
 impl<C: 'static> Drop for InFlight<'_, C> {
     fn drop(&mut self) {
-        self.conn
-            .idle_since
-            .store(self.shared.now(), Ordering::Release);
-        if self.conn.busy.fetch_sub(1, Ordering::SeqCst) == 1
-            && self.shared.wants_room.load(Ordering::SeqCst)
-        {
-            self.shared.changed.notify_one();
-        }
+        Self::leave(self.shared, self.conn);
     }
 }
 
@@ -772,16 +782,42 @@ where
     // The gate's view of the target: only kept when there is a gate.
     let target = shared.gate.as_ref().map(|_| (head.method, head.uri));
     let mut answer = pin!(answer(&shared, head.headers, target, refused, incoming));
-    poll_fn(|cx| match answer.as_mut().poll(cx) {
-        Poll::Ready(response) => Poll::Ready(Ok(response)),
-        Poll::Pending if conn.expired.load(Ordering::Acquire) => Poll::Ready(Ok(respond(
+    let mut response = poll_fn(|cx| match answer.as_mut().poll(cx) {
+        Poll::Ready(response) => Poll::Ready(response),
+        Poll::Pending if conn.expired.load(Ordering::Acquire) => Poll::Ready(respond(
             HeaderMap::new(),
             StatusCode::SERVICE_UNAVAILABLE,
             None,
-        ))),
+        )),
         Poll::Pending => Poll::Pending,
     })
-    .await
+    .await;
+    // A stream goes on after this returns: the connection stays busy until its body
+    // is dropped (sent, or the client gone).
+    if let Reply::Stream(stream) = response.body_mut() {
+        stream.busy = Some(Box::new(Busy::new(shared.clone(), conn.clone())));
+    }
+    Ok(response)
+}
+
+/// A connection counted busy while a streamed reply is sent (as [`InFlight`] while a
+/// request is answered).
+struct Busy<C: 'static> {
+    shared: Arc<Shared<C>>,
+    conn: Arc<Conn>,
+}
+
+impl<C: 'static> Busy<C> {
+    fn new(shared: Arc<Shared<C>>, conn: Arc<Conn>) -> Self {
+        conn.busy.fetch_add(1, Ordering::AcqRel);
+        Self { shared, conn }
+    }
+}
+
+impl<C: 'static> Drop for Busy<C> {
+    fn drop(&mut self) {
+        InFlight::leave(&self.shared, &self.conn);
+    }
 }
 
 /// A WebSocket upgrade's answer (`101`, or `400` for a malformed one), or the request
@@ -800,7 +836,7 @@ fn upgrade<C: 'static>(
         return Some(respond(HeaderMap::new(), StatusCode::BAD_REQUEST, None));
     };
     *lock(&conn.upgrade) = Some(hyper::upgrade::on(req));
-    let mut response = Response::new(super::OneFrame(None));
+    let mut response = Response::new(Reply::One(None));
     *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
     let headers = response.headers_mut();
     headers.insert(CONNECTION, HeaderValue::from_static("upgrade"));
@@ -887,12 +923,44 @@ where
                 let len = why.len().min(reply.len());
                 reply[..len].copy_from_slice(&why[..len]);
                 let lent = (len > 0).then_some(Lent { taken, at: 0, len });
-                return respond_as(headers, *status, lent, &verdict);
+                return respond_as(headers, *status, Reply::One(lent), &verdict);
             }
             Some(verdict)
         }
         _ => None,
     };
+    // A call that may ask the client, or the client's response to one.
+    if let (Some(verdict), None) = (&verdict, refused) {
+        if let Some(scope) = verdict.peer {
+            let body = match &held {
+                Some(held) => &held[..],
+                None => &taken.buffers().body[..],
+            };
+            match peer_message(body) {
+                PeerMessage::Response(id) => {
+                    let response = match held.take() {
+                        Some(held) => held,
+                        None => Bytes::copy_from_slice(&taken.buffers().body),
+                    };
+                    drop(taken);
+                    shared.peers.deliver(scope, id, response);
+                    return respond_as(headers, verdict.no_reply, Reply::One(None), verdict);
+                }
+                PeerMessage::Request if verdict.events => {
+                    if let Methods::Concurrent(handlers) = &shared.server {
+                        if let Some(route) = shared.peers.open(scope) {
+                            if let Some(first) = held.take() {
+                                taken.buffers().body.extend_from_slice(&first);
+                            }
+                            let body = stream(shared, handlers, route, taken);
+                            return respond_as(headers, StatusCode::OK, body, verdict);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
     let events = verdict.as_ref().is_some_and(|v| v.events);
     taken.buffers().events.clear();
     taken.buffers().keep_events = events;
@@ -937,15 +1005,74 @@ where
             };
             let lent = Lent { taken, at: 0, len };
             return match &verdict {
-                Some(verdict) => respond_as(headers, StatusCode::OK, Some(lent), verdict),
+                Some(verdict) => {
+                    respond_as(headers, StatusCode::OK, Reply::One(Some(lent)), verdict)
+                }
                 None => respond(headers, StatusCode::OK, Some(lent)),
             };
         }
     };
     drop(taken);
     match &verdict {
-        Some(verdict) if refused.is_none() => respond_as(headers, code, None, verdict),
+        Some(verdict) if refused.is_none() => respond_as(headers, code, Reply::One(None), verdict),
         _ => respond(headers, code, None),
+    }
+}
+
+/// Starts the call in `taken`'s body, whose handlers may ask the client (`route`, see
+/// [`Verdict::peer`]), on the blocking pool: its events reach the body returned as
+/// they are made; the pair and the range are given back at its end.
+fn stream<C: 'static>(
+    shared: &Shared<C>,
+    handlers: &Arc<dyn Handlers<C>>,
+    route: Route,
+    mut taken: Taken,
+) -> Reply {
+    let (sender, events) = tokio::sync::mpsc::channel(super::stream::DEPTH);
+    let exchange = Exchange {
+        first_id: route.first_id(),
+        mailbox: route.mailbox.clone(),
+        events: sender,
+        max_frame: shared.settings.max_body,
+    };
+    let (handlers, context) = (handlers.clone(), shared.context.clone());
+    let limit = shared.settings.request_timeout;
+    // Not awaited: the call ends on its own (answered, past its limit, or the client
+    // gone).
+    drop(tokio::task::spawn_blocking(move || {
+        handlers.stream(&context(), taken.buffers(), limit, &exchange);
+        drop((route, taken));
+    }));
+    Reply::Stream(Streamed { events, busy: None })
+}
+
+/// What a message is to a call that may ask the client ([`Verdict::peer`]).
+enum PeerMessage {
+    /// A request with an id: its handlers may ask.
+    Request,
+    /// A response, with its id (a number: every id the server sends is one).
+    Response(u64),
+    /// Anything else: answered as usual.
+    Other,
+}
+
+fn peer_message(body: &[u8]) -> PeerMessage {
+    let Ok(message) = RawJson::new(body) else {
+        return PeerMessage::Other;
+    };
+    if message.kind() != Kind::Object {
+        return PeerMessage::Other;
+    }
+    let id = message.get("id");
+    match (message.get("method"), id) {
+        (Some(_), Some(_)) => PeerMessage::Request,
+        (None, Some(id)) if message.get("result").is_some() || message.get("error").is_some() => {
+            match (id.kind(), id.as_u64()) {
+                (Kind::Number, Some(id)) => PeerMessage::Response(id),
+                _ => PeerMessage::Other,
+            }
+        }
+        _ => PeerMessage::Other,
     }
 }
 
@@ -977,11 +1104,11 @@ fn as_events(buffers: &mut Buffers, len: usize) -> usize {
 fn respond_as(
     headers: HeaderMap,
     code: StatusCode,
-    reply: Option<Lent>,
+    reply: Reply,
     verdict: &Verdict,
 ) -> Response<Reply> {
-    let with_body = reply.is_some();
-    let mut response = respond(headers, code, reply);
+    let with_body = !matches!(reply, Reply::One(None));
+    let mut response = respond_with(headers, code, reply);
     let headers = response.headers_mut();
     if code == StatusCode::OK && verdict.events && with_body {
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
@@ -998,7 +1125,12 @@ fn respond_as(
 /// The response: `reply` (none: an empty body) with `code` and the headers it needs,
 /// in `headers`, the request's map cleared. hyper keeps the map a response is sent
 /// with for the next request it reads: no request allocates one.
-fn respond(mut headers: HeaderMap, code: StatusCode, reply: Option<Lent>) -> Response<Reply> {
+fn respond(headers: HeaderMap, code: StatusCode, reply: Option<Lent>) -> Response<Reply> {
+    respond_with(headers, code, Reply::One(reply))
+}
+
+/// [`respond`], with any body.
+fn respond_with(mut headers: HeaderMap, code: StatusCode, reply: Reply) -> Response<Reply> {
     headers.clear();
     let _ = match code {
         StatusCode::OK => {
@@ -1013,7 +1145,7 @@ fn respond(mut headers: HeaderMap, code: StatusCode, reply: Option<Lent>) -> Res
         }
         _ => None,
     };
-    let mut response = Response::new(super::OneFrame(reply));
+    let mut response = Response::new(reply);
     *response.status_mut() = code;
     *response.headers_mut() = headers;
     response
@@ -1054,6 +1186,9 @@ pub(super) struct Buffers {
     /// `keep_events` (a gate asked for the reply as events); else they are dropped.
     pub(super) events: Vec<u8>,
     pub(super) keep_events: bool,
+    /// The outbox of a loop whose handlers may ask the client (made at the pair's
+    /// first such request, then kept).
+    pub(super) outbox: Vec<u8>,
 }
 
 /// The buffer pairs: at most `most` made, each reused once given back.
@@ -1097,6 +1232,7 @@ impl Pool {
                             spans: Vec::new(),
                             events: Vec::new(),
                             keep_events: false,
+                            outbox: Vec::new(),
                         }))
                     }
                     None => None,
@@ -1145,6 +1281,7 @@ impl Taken {
                 spans: Vec::new(),
                 events: Vec::new(),
                 keep_events: false,
+                outbox: Vec::new(),
             })
         })
     }
@@ -1168,7 +1305,7 @@ impl Drop for Taken {
 }
 
 /// A reply lent to hyper as its response body, `len` bytes of it, `at` of them sent.
-struct Lent {
+pub(super) struct Lent {
     taken: Taken,
     at: usize,
     len: usize,
@@ -1185,6 +1322,3 @@ impl Buf for Lent {
         self.at = (self.at + n).min(self.len);
     }
 }
-
-/// A response body: one lent reply, or nothing.
-type Reply = super::OneFrame<Lent>;

@@ -258,9 +258,46 @@ impl<T> ConcurrentServer<T> {
     /// application queue what the server sends on its own.
     ///
     /// `slots` and `outbox` may be used again by a later `serve`.
+    ///
+    /// The requests handlers send the peer ([`Call::request`]) are numbered from 1:
+    /// [`serve_from`](Self::serve_from) says otherwise.
     #[allow(clippy::too_many_arguments)]
     pub async fn serve<S, F, R, W, M, O, const N: usize>(
         &self,
+        state: &S,
+        framer: &mut F,
+        slots: &M,
+        outbox: &O,
+        chunk: &mut [u8],
+        reader: &mut R,
+        writer: &mut W,
+    ) -> Result<(), ServeError<R::Error, W::Error>>
+    where
+        T: for<'c> AsyncMethods<Call<'c, S>>,
+        F: Framer + ?Sized,
+        R: Read + ?Sized,
+        W: Write + ?Sized,
+        M: Memory<N> + ?Sized,
+        O: AsQueue + ?Sized,
+    {
+        self.serve_from(Some(1), state, framer, slots, outbox, chunk, reader, writer)
+            .await
+    }
+
+    /// [`serve`](Self::serve), the requests to the peer numbered from
+    /// `first_peer_id` (counting up, wrapping at `u64::MAX`), or, with `None`, none
+    /// sent: [`Call::request`] fails at once with [`PeerError::Lost`], the peer told
+    /// nothing.
+    ///
+    /// For loops that share one peer, each given ids of its own so that a response
+    /// can be told to the loop that awaits it (the HTTP server gives each `POST`
+    /// whose handlers may ask the client a range of its own, and routes the
+    /// client's responses, which come in other `POST`s, by it); or for a loop with
+    /// no way to ask its peer (a reply that cannot carry a request).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn serve_from<S, F, R, W, M, O, const N: usize>(
+        &self,
+        first_peer_id: Option<u64>,
         state: &S,
         framer: &mut F,
         slots: &M,
@@ -289,7 +326,7 @@ impl<T> ConcurrentServer<T> {
             unflushed: Cell::new(false),
             moved: Cell::new(false),
             ended: Cell::new(0),
-            next_peer_id: Cell::new(1),
+            next_peer_id: Cell::new(first_peer_id),
             limits: self.base.limits(),
         };
         let io = Io {
@@ -1185,7 +1222,8 @@ struct Hub<'h> {
     moved: Cell<bool>,
     /// The parts of the loop (the reader, the workers, the writer) that have ended.
     ended: Cell<usize>,
-    next_peer_id: Cell<u64>,
+    /// The next request to the peer's id; `None`: the loop sends the peer none.
+    next_peer_id: Cell<Option<u64>>,
     limits: &'h Limits,
 }
 
@@ -1254,7 +1292,8 @@ impl<S> fmt::Debug for Call<'_, S> {
 pub enum PeerError {
     /// The deadline came first.
     TimedOut,
-    /// The input ended (the peer is gone) before the response came.
+    /// The input ended (the peer is gone) before the response came, or the loop has
+    /// no way to ask its peer ([`ConcurrentServer::serve_from`] with `None`).
     Lost,
     /// The request does not fit in the outbox, even empty.
     TooLarge,
@@ -1319,7 +1358,8 @@ impl<'c, S> Call<'c, S> {
     /// first. The response's outcome, a result or an error object, is handed to
     /// `read` (it borrows the reader's buffer: decode what you need there). Other
     /// calls are served, and the input read, meanwhile. One request at a time per
-    /// call; its id is a number the service mints.
+    /// call; its id is a number the service mints (counting up from 1, or from where
+    /// [`ConcurrentServer::serve_from`] says).
     pub async fn request<R>(
         &self,
         method: &str,
@@ -1332,8 +1372,8 @@ impl<'c, S> Call<'c, S> {
         if control.peer.get() != Peer::Idle {
             return Err(PeerError::Busy);
         }
-        let id = hub.next_peer_id.get();
-        hub.next_peer_id.set(id.wrapping_add(1));
+        let id = hub.next_peer_id.get().ok_or(PeerError::Lost)?;
+        hub.next_peer_id.set(Some(id.wrapping_add(1)));
         let mut write = message_writer(|room| {
             client::write_request(room, RequestId::Number(id), method, &mut params)
         });
