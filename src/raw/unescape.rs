@@ -39,8 +39,8 @@ pub(super) fn unescape_into<'b>(raw: &[u8], buf: &'b mut [u8]) -> Option<&'b str
     while let Some((block, _, dst)) = windows(raw, i, buf, n) {
         let backslashes = simd::backslash_bits(block);
         if backslashes == 0 {
-            for (byte, &plain) in dst.iter_mut().zip(block) {
-                *byte = plain;
+            if let Some(room) = dst.first_chunk_mut::<64>() {
+                *room = *block;
             }
             (i, n) = (i + 64, n + 64);
             continue;

@@ -47,6 +47,15 @@ pub(crate) fn backslash_bits(block: &[u8; 64]) -> u64 {
     body::backslash_bits(block)
 }
 
+/// The bytes of `block` that [`plain_end`](super::plain_end) stops at (`"`, `\`, control
+/// characters), as a mask (bit `k` for byte `k`): for the writer's strings, which it
+/// escapes a block at a time. SSE2 has 16 in three compares and one mask move; the
+/// NEON and SWAR builds use the scalar body.
+#[inline]
+pub(crate) fn plain_bits(block: &[u8; 64]) -> u64 {
+    body::plain_bits(block)
+}
+
 /// The bytes among the 16 at `i` that [`plain_ascii_end`] stops at, as a mask (bit
 /// `k` for the byte at `i + k`); `None` when fewer than 16 bytes are left. For loops
 /// that take each stop of a chunk in turn (the scanner's strings with escapes). SSE2
