@@ -17,8 +17,9 @@
 //! at run time (docs/perf/LOG.md has why).
 //!
 //! The SIMD bodies are the only `unsafe` code of the crate (the intrinsics are `unsafe`
-//! functions, and a vector load reads through a raw pointer); each `unsafe` block says
-//! why it is sound. Every body stops at exactly the byte its scalar twin
+//! functions, and a vector load reads through a raw pointer), with one more block: the
+//! `&str` of the fast build's `utf8_str` without `std`, from the crate's own UTF-8
+//! check's yes (`build_fast.rs`); each `unsafe` block says why it is sound. Every body stops at exactly the byte its scalar twin
 //! stops at.
 //!
 //! # Contract
