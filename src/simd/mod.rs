@@ -41,8 +41,11 @@
 //!   (the scanner's strings with escapes, in the last 64 bytes of the input).
 //! - [`string_classes`]: the quotes, backslashes and control or non-ASCII bytes of a
 //!   64-byte block, one mask each (the scanner's strings with escapes, block by block).
+//! - [`plain_bits`], [`backslash_bits`]: the stops of [`plain_end`], and the
+//!   backslashes, of a 64-byte block as a mask (the writer's escaping and the decoder
+//!   of strings, a block at a time).
 //!
-//! These two have an SSE2 body and the scalar one only: the NEON and SWAR builds use
+//! These four have an SSE2 body and the scalar one only: the NEON and SWAR builds use
 //! the scalar body, a byte at a time (no NEON or SWAR body is written for them).
 
 pub(crate) mod scalar;
