@@ -98,7 +98,9 @@
 //!   only in the SIMD bodies of the inner byte loops (SSE2 on x86_64, NEON on
 //!   aarch64; the compact build has none), where each block argues its soundness in a
 //!   `SAFETY` comment, the loads stay inside the slice, and the tests (under Miri in
-//!   CI) and a fuzz target pin every body to the scalar one.
+//!   CI) and a fuzz target pin every body to the scalar one. One more block there:
+//!   without `std`, a decoded string's `&str` from the crate's own UTF-8 check, which
+//!   the tests and a fuzz target pin to `core::str::from_utf8`.
 //!
 //! # Crate features
 //!

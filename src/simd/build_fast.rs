@@ -27,16 +27,26 @@ pub(crate) fn is_utf8(b: &[u8]) -> bool {
     return super::utf8::is_utf8(b);
 }
 
-/// `b` as a `&str` if it is UTF-8: with `std`, simdutf8's check (the [`is_utf8`] of
-/// that build); otherwise `core::str::from_utf8` (the crate's own check says only yes
-/// or no, and a `&str` from its yes would need `unsafe`). For the decoder of strings
+/// `b` as a `&str` if it is UTF-8, by [`is_utf8`]: simdutf8's check with `std`, the
+/// crate's own otherwise (`utf8.rs`, 64 bytes at a time, where `core::str::from_utf8`
+/// reads non-ASCII text a character at a time). For the decoder of strings
 /// (`raw/unescape.rs`), whose output is checked once.
 #[inline]
 pub(crate) fn utf8_str(b: &[u8]) -> Option<&str> {
     #[cfg(feature = "std")]
     return simdutf8::basic::from_utf8(b).ok();
     #[cfg(not(feature = "std"))]
-    return core::str::from_utf8(b).ok();
+    {
+        if !super::utf8::is_utf8(b) {
+            return None;
+        }
+        // SAFETY: `is_utf8` said `b` is UTF-8, strict as `core::str::from_utf8` has it
+        // (its unit tests pin it to `core`'s verdict on every width at every offset,
+        // every byte broken and every length cut, and the `simd` fuzz target does too),
+        // which is all `from_utf8_unchecked` asks.
+        #[allow(unsafe_code)]
+        Some(unsafe { core::str::from_utf8_unchecked(b) })
+    }
 }
 
 /// The backslashes of `block`, as a mask (bit `k` for byte `k`): for the decoder of
@@ -45,6 +55,15 @@ pub(crate) fn utf8_str(b: &[u8]) -> Option<&str> {
 #[inline]
 pub(crate) fn backslash_bits(block: &[u8; 64]) -> u64 {
     body::backslash_bits(block)
+}
+
+/// The bytes of `block` that [`plain_end`](super::plain_end) stops at (`"`, `\`, control
+/// characters), as a mask (bit `k` for byte `k`): for the writer's strings, which it
+/// escapes a block at a time. SSE2 has 16 in three compares and one mask move; the
+/// NEON and SWAR builds use the scalar body.
+#[inline]
+pub(crate) fn plain_bits(block: &[u8; 64]) -> u64 {
+    body::plain_bits(block)
 }
 
 /// The bytes among the 16 at `i` that [`plain_ascii_end`] stops at, as a mask (bit
@@ -81,7 +100,7 @@ mod tests {
     extern crate std;
 
     /// `is_utf8` (simdutf8 with `std` on the fast build) says what `core::str::from_utf8`
-    /// says: on valid text of every width, at every length, and with each byte of it
+    /// says, and `utf8_str` gives its `&str`: on valid text of every width, at every length, and with each byte of it
     /// replaced by a byte that breaks or changes it.
     #[test]
     #[cfg_attr(
@@ -100,6 +119,7 @@ mod tests {
                 core::str::from_utf8(cut).is_ok(),
                 "{cut:02x?}"
             );
+            assert_eq!(super::utf8_str(cut), core::str::from_utf8(cut).ok());
             checked += 1;
         }
         for at in 0..text.len() {
@@ -111,6 +131,7 @@ mod tests {
                     core::str::from_utf8(&b).is_ok(),
                     "{at} {with:02x}"
                 );
+                assert_eq!(super::utf8_str(&b), core::str::from_utf8(&b).ok());
                 checked += 1;
             }
         }

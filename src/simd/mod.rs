@@ -17,8 +17,9 @@
 //! at run time (docs/perf/LOG.md has why).
 //!
 //! The SIMD bodies are the only `unsafe` code of the crate (the intrinsics are `unsafe`
-//! functions, and a vector load reads through a raw pointer); each `unsafe` block says
-//! why it is sound. Every body stops at exactly the byte its scalar twin
+//! functions, and a vector load reads through a raw pointer), with one more block: the
+//! `&str` of the fast build's `utf8_str` without `std`, from the crate's own UTF-8
+//! check's yes (`build_fast.rs`); each `unsafe` block says why it is sound. Every body stops at exactly the byte its scalar twin
 //! stops at.
 //!
 //! # Contract
@@ -40,8 +41,11 @@
 //!   (the scanner's strings with escapes, in the last 64 bytes of the input).
 //! - [`string_classes`]: the quotes, backslashes and control or non-ASCII bytes of a
 //!   64-byte block, one mask each (the scanner's strings with escapes, block by block).
+//! - [`plain_bits`], [`backslash_bits`]: the stops of [`plain_end`], and the
+//!   backslashes, of a 64-byte block as a mask (the writer's escaping and the decoder
+//!   of strings, a block at a time).
 //!
-//! These two have an SSE2 body and the scalar one only: the NEON and SWAR builds use
+//! These four have an SSE2 body and the scalar one only: the NEON and SWAR builds use
 //! the scalar body, a byte at a time (no NEON or SWAR body is written for them).
 
 pub(crate) mod scalar;

@@ -127,6 +127,17 @@ pub(crate) fn is_ascii_block(block: &[u8; 64]) -> bool {
     block.iter().all(u8::is_ascii)
 }
 
+/// See `plain_bits` (`build_fast.rs`).
+#[cfg_attr(not(test), allow(dead_code))]
+#[inline]
+pub(crate) fn plain_bits(block: &[u8; 64]) -> u64 {
+    let mut mask = 0;
+    for (k, &c) in block.iter().enumerate() {
+        mask |= u64::from(stops_plain(c)) << k;
+    }
+    mask
+}
+
 /// See `backslash_bits` (`build_fast.rs`).
 #[cfg_attr(not(test), allow(dead_code))]
 #[inline]

@@ -11,7 +11,8 @@ use super::scalar;
 // masks (used where this is the build's body).
 #[allow(unused_imports)]
 pub(crate) use super::scalar::{
-    backslash_bits, is_ascii_block, non_ascii_bits, plain_ascii_mask, string_classes, utf8_classes,
+    backslash_bits, is_ascii_block, non_ascii_bits, plain_ascii_mask, plain_bits, string_classes,
+    utf8_classes,
 };
 
 use super::{zero_bytes, HIGH, ONES};

@@ -295,6 +295,11 @@ fn classes_agree() {
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         assert_eq!(super::sse2::backslash_bits(block), backslashes);
         assert_eq!(backslashes, want.backslash);
+        let plain = scalar::plain_bits(block);
+        assert_eq!(super::body::plain_bits(block), plain, "{block:02x?}");
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        assert_eq!(super::sse2::plain_bits(block), plain, "sse2 {block:02x?}");
+        assert_eq!(plain, checked.quote | checked.backslash | checked.other);
         let high = scalar::non_ascii_bits(block);
         assert_eq!(super::body::non_ascii_bits(block), high, "{block:02x?}");
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]

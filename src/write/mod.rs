@@ -25,7 +25,8 @@
 //! - `sink.rs`: the byte sink: the room (`end`, the allowance), checkpoints and
 //!   rollback, the compact build's byte loop; `copy_fast.rs` or `copy_compact.rs`,
 //!   one per build: `push` and its forms, and the copy of raw JSON values.
-//! - `string.rs`: string content, escaped (a loop over `simd::plain_end`).
+//! - `string.rs`: string content, escaped (a loop over `simd::plain_end`), after
+//!   `string_fast.rs`'s blocks in the fast build (`string_compact.rs`: none).
 //! - `number.rs`: integers' digits; `float.rs`: floats and decimals.
 //! - `reply.rs`: the envelope of replies and error replies, and
 //!   [`ResultWriter::error`].
@@ -44,6 +45,10 @@ mod result;
 mod copy;
 mod sink;
 mod string;
+// The build's escaping of strings before the run loop: blocks, or none.
+#[cfg_attr(jsonrpc_slice_fast, path = "string_fast.rs")]
+#[cfg_attr(not(jsonrpc_slice_fast), path = "string_compact.rs")]
+mod string_blocks;
 
 #[cfg(feature = "serde")]
 pub(crate) use float::{f32_text, f64_text, NumberText};

@@ -36,49 +36,63 @@ impl fmt::Write for Escaping<'_, '_> {
     }
 }
 
+/// The escape of `b`, a `"`, a `\\` or a control character: its text in the first
+/// bytes, its length in the last. `\"`, `\\`, `\t`, `\n`, `\r`; `\u00XY` for the other
+/// control characters. The one rule of the writer's escapes: the compact build calls it,
+/// the fast build reads it from a table (`string_fast.rs`).
+pub(super) const fn escape_text(b: u8) -> [u8; 8] {
+    let short = match b {
+        b'"' | b'\\' => b,
+        b'\t' => b't',
+        b'\n' => b'n',
+        b'\r' => b'r',
+        _ => 0,
+    };
+    let low = b & 0xF;
+    let low = if low < 10 {
+        b'0' + low
+    } else {
+        b'a' + low - 10
+    };
+    if short != 0 {
+        [b'\\', short, 0, 0, 0, 0, 0, 2]
+    } else {
+        [b'\\', b'u', b'0', b'0', b'0' + (b >> 4), low, 0, 6]
+    }
+}
+
 impl ResultWriter<'_> {
-    /// Writes the inside of a JSON string (no quotes), escaping as needed: each run of
-    /// bytes that need no escape in one push, then the escape of the byte that ends it.
+    /// Writes the inside of a JSON string (no quotes), escaping as needed: in the fast
+    /// build a block at a time while the buffer has a window of room
+    /// ([`escaped_blocks`](Self::escaped_blocks), `string_fast.rs`), then (and in the
+    /// compact build) each
+    /// run of bytes that need no escape in one push, then the escape of the byte that
+    /// ends it. On a full buffer, what is left written is the same either way: the runs
+    /// and escapes before the one that did not fit.
     pub(crate) fn escaped(&mut self, s: &str) -> Result<(), WriteError> {
-        let mut rest = s.as_bytes();
+        if !self.live {
+            return Ok(());
+        }
+        // What is left to write, and where the run being written starts in the buffer:
+        // a run that does not fit is not written at all, even where the blocks wrote its
+        // first bytes.
+        let (read, mut run_start) = self.escaped_blocks(s.as_bytes());
+        let mut rest = s.as_bytes().get(read..).unwrap_or(&[]);
         loop {
             let (run, tail) = rest.split_at(crate::simd::plain_end(rest, 0).min(rest.len()));
-            self.push(run)?;
+            if let Err(e) = self.push(run) {
+                self.len = run_start;
+                return Err(e);
+            }
             let Some((&b, after)) = tail.split_first() else {
                 return Ok(());
             };
-            self.escape(b)?;
+            let text = escape_text(b);
+            let len = usize::from(text[7]);
+            self.push(text.get(..len).unwrap_or(&[]))?;
             rest = after;
+            run_start = self.len;
         }
-    }
-
-    /// The escape of `b`, a `"`, a `\\` or a control character.
-    fn escape(&mut self, b: u8) -> Result<(), WriteError> {
-        // The letters of `\t`, `\n` and `\r` by the byte's place from 0x08 (one load;
-        // 0: none, `\u00XY` below).
-        const LETTERS: &[u8; 6] = b"\0tn\0\0r";
-        let short = match b {
-            b'"' | b'\\' => b,
-            _ => LETTERS
-                .get(usize::from(b.wrapping_sub(8)))
-                .copied()
-                .unwrap_or(0),
-        };
-        // `\u00XY` for the other control characters (below 0x20), else the first two
-        // bytes made `\` and the short form: one push either way.
-        let low = b & 0xF;
-        let low = if low < 10 {
-            b'0' + low
-        } else {
-            b'a' + low - 10
-        };
-        let mut text = [b'\\', b'u', b'0', b'0', b'0' + (b >> 4), low];
-        let mut len = text.len();
-        if short != 0 {
-            text[1] = short;
-            len = 2;
-        }
-        self.push(text.get(..len).unwrap_or(&[]))
     }
 
     /// Writes `v` formatted, escaped (no quotes).
@@ -89,5 +103,146 @@ impl ResultWriter<'_> {
             // A `Display` impl that fails on its own is the handler's misuse.
             Err(_) => Err(sink.err.unwrap_or(WriteError::Misuse)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::super::*;
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// The naive escaper: the string as pieces, each run of bytes that need no escape
+    /// and each escape, written a character at a time by JSON's rule.
+    fn pieces(s: &str) -> Vec<Vec<u8>> {
+        let mut pieces = Vec::new();
+        let mut run = Vec::new();
+        for c in s.chars() {
+            let escape = match c {
+                '"' => String::from("\\\""),
+                '\\' => String::from("\\\\"),
+                '\n' => String::from("\\n"),
+                '\r' => String::from("\\r"),
+                '\t' => String::from("\\t"),
+                c if (c as u32) < 0x20 => std::format!("\\u{:04x}", c as u32),
+                c => {
+                    run.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                    continue;
+                }
+            };
+            pieces.push(core::mem::take(&mut run));
+            pieces.push(escape.into_bytes());
+        }
+        pieces.push(run);
+        pieces
+    }
+
+    /// `escaped` against the naive escaper, with `end` at every room from `rooms`: the
+    /// text, or on a full buffer the pieces before the first that does not fit, the
+    /// same answer and full flag; and no byte written at or past `end`.
+    fn agree(s: &str, rooms: impl Iterator<Item = usize>) -> usize {
+        let pieces = pieces(s);
+        let mut checked = 0;
+        for room in rooms {
+            let mut buf = std::vec![0xAAu8; room + 600];
+            let mut w = ResultWriter::new(&mut buf);
+            w.set_end(room);
+            let got = w.escaped(s);
+            let mut want = Vec::new();
+            let mut fits = true;
+            for piece in &pieces {
+                if want.len() + piece.len() > room {
+                    fits = false;
+                    break;
+                }
+                want.extend_from_slice(piece);
+            }
+            let what = (s, room);
+            assert_eq!(got.is_ok(), fits, "{what:?}");
+            assert_eq!(w.overflowed(), !fits, "{what:?}");
+            assert_eq!(w.written(), &want[..], "{what:?}");
+            assert!(buf[room..].iter().all(|&b| b == 0xAA), "{what:?}");
+            checked += 1;
+        }
+        checked
+    }
+
+    /// Strings long enough for the fast build's blocks: each byte that needs an escape
+    /// (all of them, `"`, `\` and every control character) at every offset of the first
+    /// three blocks, among plain ASCII, raw UTF-8 and other escapes; random strings of
+    /// pieces, dense with escapes or not; each into a buffer with room for all of it
+    /// and, for some, with `end` at every size around where each piece stops fitting.
+    #[test]
+    fn blocks_agree_with_the_naive_escaper() {
+        let mut checked = 0;
+        let stops: Vec<char> = (0u8..0x20).map(char::from).chain(['"', '\\']).collect();
+        for &stop in &stops {
+            for at in 0..200 {
+                for filler in ["x", "é", "\n"] {
+                    let mut s = filler.repeat(at / filler.len());
+                    s.push_str(&"y".repeat(at % filler.len()));
+                    s.push(stop);
+                    s.push_str(&"z".repeat(130));
+                    checked += agree(&s, [2000].into_iter());
+                }
+            }
+        }
+        let parts = [
+            "a",
+            "plain text, a longer run of it to pass 16 bytes",
+            "é東京😀",
+            "\"",
+            "\\",
+            "\n",
+            "\u{1}",
+            "\u{1f}",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        };
+        for round in 0..300 {
+            let mut s = String::new();
+            let len = 64 + next() % 700;
+            let dense = next() % 2 == 0;
+            while (s.len() as u64) < len {
+                let k = next() as usize % if dense { 5 } else { parts.len() };
+                s.push_str(parts[if dense { k + 3 } else { k }]);
+            }
+            let need: usize = pieces(&s).iter().map(Vec::len).sum();
+            checked += if round % 10 == 0 {
+                agree(&s, 0..need + 2)
+            } else {
+                agree(&s, [need, need + 1000].into_iter())
+            };
+        }
+        // Runs longer than a block, cut where the window stops at every room.
+        for s in [
+            "x".repeat(900),
+            std::format!("{}\"{}", "x".repeat(700), "é".repeat(100)),
+            std::format!("\n{}\t", "東京".repeat(150)),
+        ] {
+            let need: usize = pieces(&s).iter().map(Vec::len).sum();
+            checked += agree(&s, 0..need + 2);
+        }
+        assert!(checked > 30_000, "{checked}");
+    }
+
+    /// A notification's writer takes every string and writes none of it.
+    #[test]
+    fn dropped_while_not_live() {
+        let mut buf = [0xAAu8; 1200];
+        let mut w = ResultWriter::new(&mut buf);
+        w.set_live(false);
+        let s = "x\"y".repeat(300);
+        assert_eq!(w.escaped(&s), Ok(()));
+        assert_eq!(w.written(), b"");
+        assert!(!w.overflowed());
+        assert!(buf.iter().all(|&b| b == 0xAA));
     }
 }
