@@ -18,8 +18,10 @@ use jsonrpc_slice::{
     async_method_table, method_table, Limits, Params, ResultWriter, RpcError, Server,
 };
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
+
+#[path = "common/raw_http.rs"]
+mod raw_http;
 use tokio::sync::Semaphore;
 
 /// The longest any step waits.
@@ -167,29 +169,9 @@ async fn bounded<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
 /// POSTs `body` on a new connection: the status and the body of the response.
 async fn post(addr: SocketAddr, body: &str) -> (u16, String) {
     bounded("a response", async {
-        let mut io = BufReader::new(TcpStream::connect(addr).await.unwrap());
-        let head = format!(
-            "POST / HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        io.get_mut().write_all(head.as_bytes()).await.unwrap();
-        let mut line = String::new();
-        io.read_line(&mut line).await.unwrap();
-        let status = line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap();
-        let mut len = 0;
-        loop {
-            line.clear();
-            io.read_line(&mut line).await.unwrap();
-            let Some((name, value)) = line.trim_end().split_once(':') else {
-                break;
-            };
-            if name.eq_ignore_ascii_case("content-length") {
-                len = value.trim().parse().unwrap();
-            }
-        }
-        let mut body = vec![0; len];
-        io.read_exact(&mut body).await.unwrap();
-        (status, String::from_utf8(body).unwrap())
+        let mut head = raw_http::request(addr, "POST", "/", &[], body).await;
+        let body = head.body().await;
+        (head.status, String::from_utf8(body).unwrap())
     })
     .await
 }

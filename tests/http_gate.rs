@@ -20,8 +20,11 @@ use jsonrpc_slice::http::{HttpServer, Settings};
 use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer};
 use jsonrpc_slice::{async_method_table, Limits, Params, ResultWriter, RpcError};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
+
+#[path = "common/raw_http.rs"]
+mod raw_http;
+use raw_http::Head;
 
 /// The longest any step waits.
 const LIMIT: Duration = Duration::from_secs(10);
@@ -86,57 +89,27 @@ async fn server() -> SocketAddr {
     addr
 }
 
-/// A response: status, headers (lower-case names), body.
+/// A response: its head, and its body read whole.
 struct Reply {
     status: u16,
-    headers: Vec<(String, String)>,
+    head: Head,
     body: Vec<u8>,
 }
 
 impl Reply {
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        self.head.header(name)
     }
 }
 
 /// `method` with `headers` and `body` on a new connection.
 async fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
     tokio::time::timeout(LIMIT, async {
-        let mut io = BufReader::new(TcpStream::connect(addr).await.unwrap());
-        let mut head = format!(
-            "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-            body.len()
-        );
-        for (name, value) in headers {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        head.push_str("\r\n");
-        head.push_str(body);
-        io.get_mut().write_all(head.as_bytes()).await.unwrap();
-        let mut line = String::new();
-        io.read_line(&mut line).await.unwrap();
-        let status = line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap();
-        let mut headers = Vec::new();
-        loop {
-            line.clear();
-            io.read_line(&mut line).await.unwrap();
-            let Some((name, value)) = line.trim_end().split_once(':') else {
-                break;
-            };
-            headers.push((name.to_ascii_lowercase(), value.trim().to_string()));
-        }
-        let len = headers
-            .iter()
-            .find(|(n, _)| n == "content-length")
-            .map_or(0, |(_, v)| v.parse().unwrap());
-        let mut body = vec![0; len];
-        io.read_exact(&mut body).await.unwrap();
+        let mut head = raw_http::request(addr, method, "/mcp", headers, body).await;
+        let body = head.body().await;
         Reply {
-            status,
-            headers,
+            status: head.status,
+            head,
             body,
         }
     })

@@ -22,8 +22,11 @@ use jsonrpc_slice::http::{HttpServer, Settings};
 use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer};
 use jsonrpc_slice::{async_method_table, Params, ResultWriter, RpcError};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+
+#[path = "common/raw_http.rs"]
+mod raw_http;
+use raw_http::Head;
 
 /// The longest any step waits.
 const LIMIT: Duration = Duration::from_secs(10);
@@ -97,9 +100,7 @@ fn settings() -> Settings {
 
 /// A response being read: its status and headers, then its body as it comes.
 struct Open {
-    io: BufReader<TcpStream>,
-    status: u16,
-    headers: Vec<(String, String)>,
+    head: Head,
     /// The body is chunked (streamed), else of this length (left to read).
     length: Option<usize>,
     sse: Box<SseAccumulator<4096>>,
@@ -109,10 +110,7 @@ struct Open {
 
 impl Open {
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        self.head.header(name)
     }
 
     /// The next event's message, or `None` at the body's end.
@@ -132,16 +130,16 @@ impl Open {
                         return None;
                     }
                     self.unfed.resize(length, 0);
-                    self.io.read_exact(&mut self.unfed).await.unwrap();
+                    self.head.io.read_exact(&mut self.unfed).await.unwrap();
                     self.length = Some(0);
                     continue;
                 }
                 // The next chunk of the body.
                 let mut line = String::new();
-                self.io.read_line(&mut line).await.unwrap();
+                self.head.io.read_line(&mut line).await.unwrap();
                 let size = usize::from_str_radix(line.trim_end(), 16).unwrap();
                 let mut chunk = vec![0; size + 2];
-                self.io.read_exact(&mut chunk).await.unwrap();
+                self.head.io.read_exact(&mut chunk).await.unwrap();
                 if size == 0 {
                     return None;
                 }
@@ -154,59 +152,24 @@ impl Open {
 
     /// The whole body (not chunked).
     async fn body(mut self) -> Vec<u8> {
-        let mut body = vec![0; self.length.expect("a body of a known length")];
-        tokio::time::timeout(LIMIT, self.io.read_exact(&mut body))
-            .await
-            .unwrap()
-            .unwrap();
-        body
+        tokio::time::timeout(LIMIT, self.head.body()).await.unwrap()
     }
 }
 
 /// `POST`s `body` with `headers` on a new connection; reads the response's head.
 async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &str) -> Open {
-    tokio::time::timeout(LIMIT, async {
-        let mut io = BufReader::new(TcpStream::connect(addr).await.unwrap());
-        let mut head = format!(
-            "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-            body.len()
-        );
-        for (name, value) in headers {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        head.push_str("\r\n");
-        head.push_str(body);
-        io.get_mut().write_all(head.as_bytes()).await.unwrap();
-        let mut line = String::new();
-        io.read_line(&mut line).await.unwrap();
-        let status = line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap();
-        let mut headers = Vec::new();
-        loop {
-            line.clear();
-            io.read_line(&mut line).await.unwrap();
-            let Some((name, value)) = line.trim_end().split_once(':') else {
-                break;
-            };
-            headers.push((name.to_ascii_lowercase(), value.trim().to_string()));
-        }
-        let chunked = headers
-            .iter()
-            .any(|(n, v)| n == "transfer-encoding" && v == "chunked");
-        let length = headers
-            .iter()
-            .find(|(n, _)| n == "content-length")
-            .map(|(_, v)| v.parse().unwrap());
-        Open {
-            io,
-            status,
-            headers,
-            length: if chunked { None } else { Some(length.unwrap_or(0)) },
-            sse: Box::new(SseAccumulator::new()),
-            unfed: Vec::new(),
-        }
-    })
+    let head = tokio::time::timeout(
+        LIMIT,
+        raw_http::request(addr, "POST", "/rpc", headers, body),
+    )
     .await
-    .expect("a response in time")
+    .expect("a response in time");
+    Open {
+        length: head.length(),
+        head,
+        sse: Box::new(SseAccumulator::new()),
+        unfed: Vec::new(),
+    }
 }
 
 const EVENTS: (&str, &str) = ("Accept", "application/json, text/event-stream");
@@ -215,7 +178,7 @@ const EVENTS: (&str, &str) = ("Accept", "application/json, text/event-stream");
 async fn asking(addr: SocketAddr, scope: &str, id: u64) -> (Open, u64) {
     let call = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ask"}}"#);
     let mut open = post(addr, &[EVENTS, ("X-Scope", scope)], &call).await;
-    assert_eq!(open.status, 200);
+    assert_eq!(open.head.status, 200);
     assert_eq!(open.header("content-type"), Some("text/event-stream"));
     let request = open.next().await.expect("the server's request");
     let asked = request["id"].as_u64().expect("a numeric id");
@@ -230,7 +193,7 @@ async fn asking(addr: SocketAddr, scope: &str, id: u64) -> (Open, u64) {
 async fn answer(addr: SocketAddr, scope: &str, id: u64, result: &str) -> u16 {
     let response = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"{result}"}}"#);
     let open = post(addr, &[EVENTS, ("X-Scope", scope)], &response).await;
-    let status = open.status;
+    let status = open.head.status;
     assert_eq!(open.body().await, b"", "no body");
     status
 }
@@ -281,7 +244,7 @@ async fn a_json_reply_cannot_ask() {
     let addr = server(settings()).await;
     let call = r#"{"jsonrpc":"2.0","id":4,"method":"ask"}"#;
     let open = post(addr, &[("X-Scope", "1")], call).await;
-    assert_eq!(open.status, 200);
+    assert_eq!(open.head.status, 200);
     assert_eq!(open.header("content-type"), Some("application/json"));
     let body: Value = serde_json::from_slice(&open.body().await).unwrap();
     assert_eq!(body, reply(4, "not asked: Lost"));
