@@ -41,11 +41,11 @@ impl fmt::Write for Escaping<'_, '_> {
 /// control characters. The one rule of the writer's escapes: the compact build calls it,
 /// the fast build reads it from a table (`string_fast.rs`).
 pub(super) const fn escape_text(b: u8) -> [u8; 8] {
+    // The letters of `\t`, `\n` and `\r` by the byte's place from 0x08 (0: none).
+    const LETTERS: &[u8; 6] = b"\0tn\0\0r";
     let short = match b {
         b'"' | b'\\' => b,
-        b'\t' => b't',
-        b'\n' => b'n',
-        b'\r' => b'r',
+        0x08..=0x0D => LETTERS[(b - 0x08) as usize],
         _ => 0,
     };
     let low = b & 0xF;
@@ -54,11 +54,13 @@ pub(super) const fn escape_text(b: u8) -> [u8; 8] {
     } else {
         b'a' + low - 10
     };
+    // `\u00XY`, or its first two bytes made `\` and the short form.
+    let mut text = [b'\\', b'u', b'0', b'0', b'0' + (b >> 4), low, 0, 6];
     if short != 0 {
-        [b'\\', short, 0, 0, 0, 0, 0, 2]
-    } else {
-        [b'\\', b'u', b'0', b'0', b'0' + (b >> 4), low, 0, 6]
+        text[1] = short;
+        text[7] = 2;
     }
+    text
 }
 
 impl ResultWriter<'_> {
@@ -70,18 +72,18 @@ impl ResultWriter<'_> {
     /// ends it. On a full buffer, what is left written is the same either way: the runs
     /// and escapes before the one that did not fit.
     pub(crate) fn escaped(&mut self, s: &str) -> Result<(), WriteError> {
-        if !self.live {
-            return Ok(());
-        }
-        // What is left to write, and where the run being written starts in the buffer:
-        // a run that does not fit is not written at all, even where the blocks wrote its
-        // first bytes.
-        let (read, mut run_start) = self.escaped_blocks(s.as_bytes());
+        // What is left to write, and where the run being written starts in the buffer
+        // (the fast build's blocks may have written its first bytes).
+        let (read, run_start) = self.escaped_blocks(s.as_bytes());
         let mut rest = s.as_bytes().get(read..).unwrap_or(&[]);
+        let mut first = true;
         loop {
             let (run, tail) = rest.split_at(crate::simd::plain_end(rest, 0).min(rest.len()));
             if let Err(e) = self.push(run) {
-                self.len = run_start;
+                // A run that does not fit is not written at all.
+                if first {
+                    self.drop_blocks_run(run_start);
+                }
                 return Err(e);
             }
             let Some((&b, after)) = tail.split_first() else {
@@ -91,7 +93,7 @@ impl ResultWriter<'_> {
             let len = usize::from(text[7]);
             self.push(text.get(..len).unwrap_or(&[]))?;
             rest = after;
-            run_start = self.len;
+            first = false;
         }
     }
 

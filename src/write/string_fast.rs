@@ -32,6 +32,10 @@ impl ResultWriter<'_> {
     /// text), then the stop's escape, 8 bytes whole from [`ESCAPES`]. The next block
     /// starts after the last stop.
     pub(super) fn escaped_blocks(&mut self, b: &[u8]) -> (usize, usize) {
+        // A writer that is not live writes nothing: the run loop's pushes say so.
+        if !self.live {
+            return (0, self.len);
+        }
         let (mut i, mut n) = (0, self.len);
         let mut run_start = n;
         while let (Some(block), Some(src), Some(dst)) = (
@@ -76,6 +80,16 @@ impl ResultWriter<'_> {
         }
         self.len = n;
         (i, run_start)
+    }
+}
+
+impl ResultWriter<'_> {
+    /// Drops the start of the run that [`escaped_blocks`](Self::escaped_blocks) wrote
+    /// from `run_start` on, when the run loop could not write the rest of it: a run
+    /// that does not fit is not written at all, as the compact build leaves it.
+    #[inline(always)]
+    pub(super) fn drop_blocks_run(&mut self, run_start: usize) {
+        self.len = run_start;
     }
 }
 
