@@ -105,9 +105,9 @@ fn escapes(
         while backslashes != 0 {
             let at = backslashes.trailing_zeros() as usize;
             let run = at - from;
-            copy16(src, from & 63, dst, to & 63);
+            simd::copy16(src, from & 63, dst, to & 63);
             if run > 16 {
-                copy_long(src, from, at, dst, to);
+                simd::copy_long::<WINDOW, WINDOW, 63>(src, from, at, dst, to);
             }
             to += run;
             let letter = scan::MEANING[usize::from(src.get(at + 1).copied().unwrap_or(0))];
@@ -139,28 +139,6 @@ fn escapes(
         (src, dst) = (next_src, next_dst);
     }
     Ok((i, n))
-}
-
-/// Copies the 16 bytes of `src` at `from` to `dst` at `to` (both below 64).
-#[inline(always)]
-fn copy16(src: &[u8; WINDOW], from: usize, dst: &mut [u8; WINDOW], to: usize) {
-    let chunk = src.get(from..).and_then(|r| r.first_chunk::<16>());
-    let room = dst.get_mut(to..).and_then(|w| w.first_chunk_mut::<16>());
-    if let (Some(chunk), Some(room)) = (chunk, room) {
-        *room = *chunk;
-    }
-}
-
-/// The bytes of a run of more than 16, `src[from..at]`, past its first 16, to `dst` at
-/// `to + 16`, 16 at a time.
-#[cold]
-#[inline(never)]
-fn copy_long(src: &[u8; WINDOW], from: usize, at: usize, dst: &mut [u8; WINDOW], to: usize) {
-    let mut k = 16;
-    while k < at - from {
-        copy16(src, (from + k) & 63, dst, (to + k) & 63);
-        k += 16;
-    }
 }
 
 /// The escape at `at` of `src` that is not one letter (`\uXXXX`, a surrogate pair as

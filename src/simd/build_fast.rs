@@ -1,5 +1,6 @@
 //! The fast build's choices among the bodies: the widest body the target has for the
-//! runs and masks, and simdutf8 for UTF-8 with `std`.
+//! runs and masks, simdutf8 for UTF-8 with `std`, and the 16-byte copies of the block
+//! loops that decode and escape strings.
 
 /// The body this build uses: SSE2 on x86_64, NEON on aarch64 with NEON, SWAR
 /// elsewhere.
@@ -93,6 +94,43 @@ pub(crate) fn string_classes<const NON_ASCII: bool>(block: &[u8; 64]) -> super::
 #[inline]
 pub(crate) fn non_ascii_bits(block: &[u8; 64]) -> u64 {
     body::non_ascii_bits(block)
+}
+
+/// Copies the 16 bytes of `src` at `from` to `dst` at `to`; nothing where either has
+/// fewer than 16 bytes there. The block loops of the decoder (`raw/unescape.rs`) and
+/// the writer's escaping (`write/string_fast.rs`) copy each run this way within their
+/// windows, their offsets masked into them so that no bounds are asked.
+#[inline(always)]
+pub(crate) fn copy16<const S: usize, const D: usize>(
+    src: &[u8; S],
+    from: usize,
+    dst: &mut [u8; D],
+    to: usize,
+) {
+    let chunk = src.get(from..).and_then(|r| r.first_chunk::<16>());
+    let room = dst.get_mut(to..).and_then(|w| w.first_chunk_mut::<16>());
+    if let (Some(chunk), Some(room)) = (chunk, room) {
+        *room = *chunk;
+    }
+}
+
+/// The bytes of a run of more than 16, `src[from..at]`, past its first 16 (which
+/// [`copy16`] wrote), to `dst` at `to + 16`, 16 at a time: offsets in `src` masked to a
+/// 64-byte block, in `dst` to `TO_MASK` (the caller's window).
+#[cold]
+#[inline(never)]
+pub(crate) fn copy_long<const S: usize, const D: usize, const TO_MASK: usize>(
+    src: &[u8; S],
+    from: usize,
+    at: usize,
+    dst: &mut [u8; D],
+    to: usize,
+) {
+    let mut k = 16;
+    while k < at - from {
+        copy16(src, (from + k) & 63, dst, (to + k) & TO_MASK);
+        k += 16;
+    }
 }
 
 #[cfg(test)]

@@ -60,9 +60,9 @@ impl ResultWriter<'_> {
             while stops != 0 {
                 let at = stops.trailing_zeros() as usize;
                 let run = at - from;
-                copy16(src, from & 63, dst, to & 511);
+                crate::simd::copy16(src, from & 63, dst, to & 511);
                 if run > 16 {
-                    copy_long(src, from, at, dst, to);
+                    crate::simd::copy_long::<80, ROOM, 511>(src, from, at, dst, to);
                 }
                 to += run;
                 let text = ESCAPES[usize::from(src.get(at).copied().unwrap_or(0) & 0x7F)];
@@ -90,28 +90,5 @@ impl ResultWriter<'_> {
     #[inline(always)]
     pub(super) fn drop_blocks_run(&mut self, run_start: usize) {
         self.len = run_start;
-    }
-}
-
-/// Copies the 16 bytes of `src` at `from` to `dst` at `to` (`from` below 64, `to` below
-/// 512).
-#[inline(always)]
-fn copy16(src: &[u8; 80], from: usize, dst: &mut [u8; ROOM], to: usize) {
-    let chunk = src.get(from..).and_then(|r| r.first_chunk::<16>());
-    let room = dst.get_mut(to..).and_then(|w| w.first_chunk_mut::<16>());
-    if let (Some(chunk), Some(room)) = (chunk, room) {
-        *room = *chunk;
-    }
-}
-
-/// The bytes of a run of more than 16, `src[from..at]`, past its first 16, to `dst` at
-/// `to + 16`, 16 at a time.
-#[cold]
-#[inline(never)]
-fn copy_long(src: &[u8; 80], from: usize, at: usize, dst: &mut [u8; ROOM], to: usize) {
-    let mut k = 16;
-    while k < at - from {
-        copy16(src, (from + k) & 63, dst, (to + k) & 511);
-        k += 16;
     }
 }
