@@ -16,20 +16,15 @@ use std::time::Duration;
 
 use hyper::StatusCode;
 use jsonrpc_slice::envelope::Outcome;
-use jsonrpc_slice::frame::sse::{SseAccumulator, SseFeed};
 use jsonrpc_slice::http::gate::Verdict;
 use jsonrpc_slice::http::{HttpServer, Settings};
 use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer};
 use jsonrpc_slice::{async_method_table, Params, ResultWriter, RpcError};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt};
 
 #[path = "common/raw_http.rs"]
 mod raw_http;
-use raw_http::Head;
-
-/// The longest any step waits.
-const LIMIT: Duration = Duration::from_secs(10);
+use raw_http::Open;
 
 /// Asks the client `confirm` and answers with what it said (its result's JSON), or
 /// why it could not ask.
@@ -98,78 +93,9 @@ fn settings() -> Settings {
     }
 }
 
-/// A response being read: its status and headers, then its body as it comes.
-struct Open {
-    head: Head,
-    /// The body is chunked (streamed), else of this length (left to read).
-    length: Option<usize>,
-    sse: Box<SseAccumulator<4096>>,
-    /// Body bytes read and not yet fed to `sse`.
-    unfed: Vec<u8>,
-}
-
-impl Open {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.head.header(name)
-    }
-
-    /// The next event's message, or `None` at the body's end.
-    async fn next(&mut self) -> Option<Value> {
-        tokio::time::timeout(LIMIT, async {
-            loop {
-                if let SseFeed::Event { event, remaining } = self.sse.feed_event(&self.unfed) {
-                    let message = serde_json::from_slice(event.data).unwrap();
-                    let rest = remaining.len();
-                    self.unfed.drain(..self.unfed.len() - rest);
-                    return Some(message);
-                }
-                self.unfed.clear();
-                if let Some(length) = self.length {
-                    // A body of a known length: read whole, at once.
-                    if length == 0 {
-                        return None;
-                    }
-                    self.unfed.resize(length, 0);
-                    self.head.io.read_exact(&mut self.unfed).await.unwrap();
-                    self.length = Some(0);
-                    continue;
-                }
-                // The next chunk of the body.
-                let mut line = String::new();
-                self.head.io.read_line(&mut line).await.unwrap();
-                let size = usize::from_str_radix(line.trim_end(), 16).unwrap();
-                let mut chunk = vec![0; size + 2];
-                self.head.io.read_exact(&mut chunk).await.unwrap();
-                if size == 0 {
-                    return None;
-                }
-                self.unfed.extend_from_slice(&chunk[..size]);
-            }
-        })
-        .await
-        .expect("an event in time")
-    }
-
-    /// The whole body (not chunked).
-    async fn body(mut self) -> Vec<u8> {
-        tokio::time::timeout(LIMIT, self.head.body()).await.unwrap()
-    }
-}
-
 /// `POST`s `body` with `headers` on a new connection; reads the response's head.
 async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &str) -> Open {
-    let head = tokio::time::timeout(
-        LIMIT,
-        raw_http::request(addr, "POST", "/rpc", headers, body),
-    )
-    .await
-    .expect("a response in time");
-    Open {
-        length: head.length(),
-        head,
-        sse: Box::new(SseAccumulator::new()),
-        unfed: Vec::new(),
-    }
+    raw_http::open(addr, "POST", "/rpc", headers, body).await
 }
 
 const EVENTS: (&str, &str) = ("Accept", "application/json, text/event-stream");

@@ -83,3 +83,89 @@ pub async fn request(
         headers,
     }
 }
+
+/// The longest [`Open`] waits for a response, an event or a body.
+pub const LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A response being read: its status and headers, then its body as it comes (one JSON
+/// body, or server-sent events each holding a message).
+#[allow(dead_code)] // not every test that includes this reads events
+pub struct Open {
+    pub head: Head,
+    /// The body is chunked (streamed), else of this length (left to read).
+    length: Option<usize>,
+    sse: Box<jsonrpc_slice::frame::sse::SseAccumulator<4096>>,
+    /// Body bytes read and not yet fed to `sse`.
+    unfed: Vec<u8>,
+}
+
+#[allow(dead_code)] // not every test that includes this reads events
+impl Open {
+    /// The value of header `name` (lower-case), if the response has it.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.head.header(name)
+    }
+
+    /// The next event's message, or `None` at the body's end.
+    pub async fn next(&mut self) -> Option<serde_json::Value> {
+        use jsonrpc_slice::frame::sse::SseFeed;
+        tokio::time::timeout(LIMIT, async {
+            loop {
+                if let SseFeed::Event { event, remaining } = self.sse.feed_event(&self.unfed) {
+                    let message = serde_json::from_slice(event.data).unwrap();
+                    let rest = remaining.len();
+                    self.unfed.drain(..self.unfed.len() - rest);
+                    return Some(message);
+                }
+                self.unfed.clear();
+                if let Some(length) = self.length {
+                    // A body of a known length: read whole, at once.
+                    if length == 0 {
+                        return None;
+                    }
+                    self.unfed.resize(length, 0);
+                    self.head.io.read_exact(&mut self.unfed).await.unwrap();
+                    self.length = Some(0);
+                    continue;
+                }
+                // The next chunk of the body.
+                let mut line = String::new();
+                self.head.io.read_line(&mut line).await.unwrap();
+                let size = usize::from_str_radix(line.trim_end(), 16).unwrap();
+                let mut chunk = vec![0; size + 2];
+                self.head.io.read_exact(&mut chunk).await.unwrap();
+                if size == 0 {
+                    return None;
+                }
+                self.unfed.extend_from_slice(&chunk[..size]);
+            }
+        })
+        .await
+        .expect("an event in time")
+    }
+
+    /// The whole body (not chunked).
+    pub async fn body(mut self) -> Vec<u8> {
+        tokio::time::timeout(LIMIT, self.head.body()).await.unwrap()
+    }
+}
+
+/// [`request`], within [`LIMIT`], its body then read as [`Open`] says.
+#[allow(dead_code)] // not every test that includes this reads events
+pub async fn open(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Open {
+    let head = tokio::time::timeout(LIMIT, request(addr, method, path, headers, body))
+        .await
+        .expect("a response in time");
+    Open {
+        length: head.length(),
+        head,
+        sse: Box::new(jsonrpc_slice::frame::sse::SseAccumulator::new()),
+        unfed: Vec::new(),
+    }
+}
