@@ -38,6 +38,7 @@ pub struct Verdict {
     pub(super) no_reply: StatusCode,
     pub(super) headers: Vec<(HeaderName, HeaderValue)>,
     pub(super) peer: Option<u64>,
+    pub(super) listen: Option<u64>,
 }
 
 impl Default for Verdict {
@@ -55,6 +56,7 @@ impl Verdict {
             no_reply: StatusCode::NO_CONTENT,
             headers: Vec::new(),
             peer: None,
+            listen: None,
         }
     }
 
@@ -119,6 +121,24 @@ impl Verdict {
     pub fn peer(mut self, scope: u64) -> Self {
         self.peer = Some(scope);
         self
+    }
+
+    /// A request to hear the server (MCP's `GET` stream, of any method: the gate's
+    /// verdict overrules the server's `405` and `415`): answered `200` with
+    /// `Content-Type: text/event-stream`, held open, each message the application
+    /// sends to `scope` ([`Listeners::send`]) an event on it; the stream replaces the
+    /// one of `scope` open before. The server must have been given the set
+    /// ([`HttpServer::with_listeners`]); without it the request is answered as
+    /// [`answer`](Self::answer) has it. [`listen`](super::Listeners) says what ends a
+    /// stream and what bounds them.
+    ///
+    /// [`Listeners::send`]: super::Listeners::send
+    /// [`HttpServer::with_listeners`]: super::HttpServer::with_listeners
+    pub fn listen(scope: u64) -> Self {
+        Self {
+            listen: Some(scope),
+            ..Self::answer()
+        }
     }
 
     /// A header to add to the response.

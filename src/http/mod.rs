@@ -40,7 +40,9 @@
 //! [`gate`] ([`HttpServer::with_gate`]): it sees each request and its body, answers it
 //! itself (a refusal) or says how the codec's answer goes (as JSON or as server-sent
 //! events, `202` for no reply), and whether the call's handlers may ask the client,
-//! whose answer comes in another `POST` ([`gate::Verdict::peer`]).
+//! whose answer comes in another `POST` ([`gate::Verdict::peer`]), or grants a
+//! stream on which the client hears the server outside its calls (MCP's `GET` stream:
+//! [`gate::Verdict::listen`], [`Listeners`]).
 //!
 //! With the `websocket` feature, [`HttpServer::with_websocket`] takes WebSocket
 //! upgrades on the same address, with subscriptions ([`websocket`]).
@@ -52,6 +54,7 @@
 mod client;
 mod concurrent;
 pub mod gate;
+mod listen;
 mod peers;
 #[cfg(feature = "websocket")]
 mod pubsub;
@@ -64,6 +67,7 @@ pub mod websocket;
 pub use client::{
     ClientSettings, ConnectError, RemoteBatch, RemoteClient, RemoteError, QUEUED, QUEUED_BYTES,
 };
+pub use listen::{Listeners, Unsent, DEPTH, KEEP_ALIVE};
 #[cfg(feature = "websocket")]
 pub use pubsub::{Session, Subscribers, WithSync, CLOSE_NOT_READING};
 pub use server::{HttpServer, Settings};

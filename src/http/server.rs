@@ -25,6 +25,7 @@ use tokio::task::JoinSet;
 
 use super::concurrent::{Exchange, Handlers, Slotted};
 use super::gate::{Head, Verdict};
+use super::listen::Listeners;
 use super::peers::{Peers, Route};
 use super::stream::{Reply, Streamed};
 use crate::dispatch::AsyncMethods;
@@ -104,6 +105,7 @@ pub struct HttpServer<C: 'static> {
     server: Methods<C>,
     context: Arc<dyn Fn() -> C + Send + Sync>,
     gate: Option<Arc<Gate>>,
+    listeners: Option<Listeners>,
     settings: Settings,
     #[cfg(feature = "websocket")]
     websocket: Option<super::websocket::WebSocket>,
@@ -131,6 +133,7 @@ where
             server: Methods::Blocking(server),
             context: Arc::new(context),
             gate: None,
+            listeners: None,
             settings: Settings::default(),
             #[cfg(feature = "websocket")]
             websocket: None,
@@ -173,6 +176,7 @@ where
             server: Methods::Concurrent(Arc::new(Slotted::<T, N>::new(server))),
             context: Arc::new(state),
             gate: None,
+            listeners: None,
             settings: Settings::default(),
             #[cfg(feature = "websocket")]
             websocket: None,
@@ -217,6 +221,41 @@ where
         self
     }
 
+    /// The same server, opening the streams its gate grants ([`Verdict::listen`]) in
+    /// `listeners`, where the application sends them messages. At shutdown every
+    /// stream of `listeners` ends.
+    ///
+    /// ```no_run
+    /// use jsonrpc_slice::http::gate::Verdict;
+    /// use jsonrpc_slice::http::{HttpServer, Listeners};
+    /// use jsonrpc_slice::{demo, Server};
+    ///
+    /// static SERVER: Server<()> = Server::new(demo::TABLE);
+    ///
+    /// # async fn run() -> std::io::Result<()> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8545").await?;
+    /// let listeners = Listeners::new(100);
+    /// let server = HttpServer::new(&SERVER, || ())
+    ///     .with_listeners(listeners.clone())
+    ///     // Every `GET` hears the server, all in one scope.
+    ///     .with_gate(|head| match *head.method {
+    ///         hyper::Method::GET => Verdict::listen(0),
+    ///         _ => Verdict::answer(),
+    ///     });
+    /// tokio::spawn(async move {
+    ///     loop {
+    ///         tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    ///         let _ = listeners.send(0, br#"{"jsonrpc":"2.0","method":"tick"}"#);
+    ///     }
+    /// });
+    /// server.serve(listener).await
+    /// # }
+    /// ```
+    pub fn with_listeners(mut self, listeners: Listeners) -> Self {
+        self.listeners = Some(listeners);
+        self
+    }
+
     /// The same server with other bounds.
     pub fn with_settings(mut self, settings: Settings) -> Self {
         self.settings = settings;
@@ -244,6 +283,7 @@ where
             server: self.server,
             context: self.context,
             gate: self.gate,
+            listeners: self.listeners,
             pool: Arc::new(Pool {
                 state: Mutex::new(PoolState {
                     free: Vec::with_capacity(settings.buffers),
@@ -304,6 +344,10 @@ where
             tasks.spawn(connection(shared.clone(), conn, stream));
         };
         drop(listener);
+        // The streams opened to hear the server end (their connections then close).
+        if let Some(listeners) = &shared.listeners {
+            listeners.close_all();
+        }
         for conn in lock(&shared.conns).iter() {
             conn.close();
         }
@@ -340,6 +384,7 @@ struct Shared<C: 'static> {
     server: Methods<C>,
     context: Arc<dyn Fn() -> C + Send + Sync>,
     gate: Option<Arc<Gate>>,
+    listeners: Option<Listeners>,
     settings: Settings,
     pool: Arc<Pool>,
     /// The calls whose handlers may ask the client, while they run.
@@ -929,6 +974,15 @@ where
         }
         _ => None,
     };
+    // A stream to hear the server: held open, with no buffer pair.
+    if let (Some(verdict), Some(listeners)) = (&verdict, &shared.listeners) {
+        if let Some(scope) = verdict.listen {
+            drop(taken);
+            let (events, leave) = listeners.open(scope);
+            let stream = Reply::Stream(Streamed::listen(events, leave));
+            return respond_as(headers, StatusCode::OK, stream, verdict);
+        }
+    }
     // A call that may ask the client, or the client's response to one.
     if let (Some(verdict), None) = (&verdict, refused) {
         if let Some(scope) = verdict.peer {
@@ -1043,7 +1097,7 @@ fn stream<C: 'static>(
         handlers.stream(&context(), taken.buffers(), limit, &exchange);
         drop((route, taken));
     }));
-    Reply::Stream(Streamed { events, busy: None })
+    Reply::Stream(Streamed::call(events))
 }
 
 /// What a message is to a call that may ask the client ([`Verdict::peer`]).
@@ -1110,7 +1164,8 @@ fn respond_as(
     let with_body = !matches!(reply, Reply::One(None));
     let mut response = respond_with(headers, code, reply);
     let headers = response.headers_mut();
-    if code == StatusCode::OK && verdict.events && with_body {
+    let events = verdict.events || verdict.listen.is_some();
+    if code == StatusCode::OK && events && with_body {
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
         headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     } else if with_body {
