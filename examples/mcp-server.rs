@@ -19,7 +19,10 @@
 //! `--json`, always JSON), `202` for a notification or a response; `Host` and `Origin`
 //! must name this machine (else `403`); 2025-11-25 requests belong to the session
 //! `initialize` opened (`Mcp-Session-Id`; none is `400`, an unknown or deleted one is
-//! `404`; `DELETE` ends it; there is no `GET` stream: `405`); 2026-07-28 requests are
+//! `404`; `DELETE` ends it; a `GET` of the session opens its stream of what the server
+//! sends outside any call, `Verdict::listen`: here, `notifications/resources/updated`
+//! to a session subscribed to `test://watched-resource` when `update_watched_resource`
+//! changes it; without a session a `GET` is `405`); 2026-07-28 requests are
 //! checked against their headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
 //! which may be `=?base64?…?=`): a mismatch is `400` with `-32020`, a missing `_meta`
 //! member `400` with `-32602`, a version it does not speak `400` with `-32022`. In a
@@ -29,7 +32,8 @@
 //! tool (`Verdict::peer`). Where the client cannot be asked (`--json`, 2026-07-28
 //! requests) they send nothing and answer (a tool error) that they are not available.
 //!
-//! The tools: `add`, `echo`, `countdown` (progress at each step), and the fixtures of
+//! The tools: `add`, `echo`, `countdown` (progress at each step),
+//! `update_watched_resource` (sets a resource's text, its subscribers told), and the fixtures of
 //! MCP's conformance suite (`test_*`), with its resources and prompts. Their input and
 //! output schemas are derived from the argument and result types (`schemars`), and
 //! `tools/list`, `resources/list`, `prompts/list` and `server/discover` are written
@@ -50,6 +54,7 @@ use std::time::Duration;
 
 use jsonrpc_slice::envelope::Outcome;
 use jsonrpc_slice::frame::newline::LineAccumulator;
+use jsonrpc_slice::http::Listeners;
 use jsonrpc_slice::io::tokio::{stdio, Io};
 use jsonrpc_slice::outbox::SharedOutbox;
 use jsonrpc_slice::raw::Step::Key;
@@ -118,6 +123,14 @@ fn any_integer(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 #[allow(dead_code)]
 pub(crate) struct EchoArgs {
     /// The text to return.
+    text: String,
+}
+
+/// `update_watched_resource`'s arguments.
+#[derive(JsonSchema, serde::Deserialize)]
+#[allow(dead_code)]
+pub(crate) struct UpdateArgs {
+    /// The resource's new text.
     text: String,
 }
 
@@ -217,6 +230,9 @@ pub(crate) fn tools() -> Value {
              schema::<CountdownArgs>()),
         tool("lookup", "Says where a query would run (its region travels in a header too).",
              schema::<LookupArgs>()),
+        tool("update_watched_resource",
+             "Sets the text of test://watched-resource; its subscribers are told.",
+             schema::<UpdateArgs>()),
         tool("test_simple_text", "Tests simple text content response", none()),
         tool("test_image_content", "Tests image content response", none()),
         tool("test_audio_content", "Tests audio content response", none()),
@@ -346,6 +362,57 @@ pub(crate) struct Docs {
     discover: Vec<u8>,
     /// The least severe level sent (an index into `LEVELS`).
     log_level: AtomicU8,
+    /// `test://watched-resource`, which clients subscribe to.
+    watched: Watched,
+}
+
+/// The resource clients subscribe to (`test://watched-resource`): its text, which
+/// `update_watched_resource` sets, and who is told when it changes: over HTTP the
+/// sessions subscribed, each on its `GET` stream (a session without one is not told;
+/// it reads the resource when it asks), over stdio the one client.
+pub(crate) struct Watched {
+    text: Mutex<String>,
+    /// The sessions subscribed (over stdio, `STDIO` once the client is): at most one
+    /// entry a session, and the sessions are bounded.
+    subscribers: Mutex<Vec<u64>>,
+    /// The sessions' `GET` streams (HTTP).
+    pub(crate) listeners: Listeners,
+}
+
+/// The subscriber over stdio.
+const STDIO: u64 = 0;
+
+/// What a subscriber is sent when the resource changes.
+const UPDATED: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://watched-resource"}}"#;
+
+impl Watched {
+    fn new() -> Self {
+        Self {
+            text: Mutex::new("Watched resource content".to_string()),
+            subscribers: Mutex::new(Vec::new()),
+            // One stream a session at most, and a bound of its own.
+            listeners: Listeners::new(256),
+        }
+    }
+
+    fn subscribers(&self) -> std::sync::MutexGuard<'_, Vec<u64>> {
+        self.subscribers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `session` subscribed (`true`) or unsubscribed.
+    pub(crate) fn subscribe(&self, session: u64, on: bool) {
+        let mut subscribers = self.subscribers();
+        subscribers.retain(|&s| s != session);
+        if on {
+            subscribers.push(session);
+        }
+    }
+
+    /// A session ended: its subscription and its stream too.
+    pub(crate) fn ended(&self, session: u64) {
+        self.subscribe(session, false);
+        self.listeners.close(session);
+    }
 }
 
 /// The log levels, least severe first (RFC 5424's, as MCP names them).
@@ -412,6 +479,7 @@ impl Docs {
             prompts: Doc::new(prompts()),
             discover: serde_json::to_vec(&discover).unwrap_or_default(),
             log_level: AtomicU8::new(0),
+            watched: Watched::new(),
         }
     }
 }
@@ -438,8 +506,8 @@ async_method_table! {
         "resources/list" => resources_list,
         "resources/templates/list" => templates_list,
         "resources/read" => resources_read,
-        "resources/subscribe" => empty,
-        "resources/unsubscribe" => empty,
+        "resources/subscribe" => subscribe,
+        "resources/unsubscribe" => unsubscribe,
         "prompts/list" => prompts_list,
         "prompts/get" => prompts_get,
         "logging/setLevel" => set_level,
@@ -594,15 +662,45 @@ async fn ping<'p>(
     Ok(close(out, rev)?)
 }
 
-/// `{}`: `resources/subscribe` and `unsubscribe` (no resource here changes).
-async fn empty<'p>(
-    _: &mut Ctx<'_>,
+/// `resources/subscribe`: `{}`; a subscriber to `test://watched-resource` is told
+/// when it changes (`update_watched_resource`). Over HTTP the gate, which knows the
+/// session, has noted it (`http::Gate::verdict`); over stdio it is noted here.
+async fn subscribe<'p>(
+    call: &mut Ctx<'_>,
     p: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
+    subscription(call, p, out, true)
+}
+
+/// `resources/unsubscribe`: `{}`, and no more word of the resource.
+async fn unsubscribe<'p>(
+    call: &mut Ctx<'_>,
+    p: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    subscription(call, p, out, false)
+}
+
+fn subscription<'p>(
+    call: &Ctx<'_>,
+    p: Params<'p>,
+    out: &mut ResultWriter<'_>,
+    on: bool,
+) -> Result<(), RpcError<'p>> {
     let rev = handshake_only(&p, out)?;
+    if !call.state().http && watches(&p) {
+        call.state().docs.watched.subscribe(STDIO, on);
+    }
     out.begin_object()?;
     Ok(close(out, rev)?)
+}
+
+/// The request's `uri` is `test://watched-resource`.
+pub(crate) fn watches(p: &Params<'_>) -> bool {
+    p.get("uri")
+        .and_then(|u| u.as_str())
+        .is_some_and(|u| u.eq_str("test://watched-resource"))
 }
 
 async fn discover<'p>(
@@ -652,7 +750,7 @@ async fn prompts_list<'p>(
 }
 
 async fn resources_read<'p>(
-    _: &mut Ctx<'_>,
+    call: &mut Ctx<'_>,
     p: Params<'p>,
     out: &mut ResultWriter<'_>,
 ) -> Result<(), RpcError<'p>> {
@@ -676,9 +774,7 @@ async fn resources_read<'p>(
             "text/plain",
             "This is the content of the static text resource.",
         )),
-        _ if text.eq_str("test://watched-resource") => {
-            Some(("text/plain", "Watched resource content"))
-        }
+        _ if text.eq_str("test://watched-resource") => Some(("text/plain", "")),
         _ if text.eq_str("test://static-binary") => Some(("image/png", "")),
         _ => None,
     };
@@ -711,7 +807,14 @@ async fn resources_read<'p>(
             out.key("mimeType")?;
             out.str(mime)?;
             out.key("text")?;
-            out.str(text)?;
+            match text.is_empty() {
+                // The watched resource: its text as last set, written under the lock.
+                true => {
+                    let watched = &call.state().docs.watched.text;
+                    out.str(&watched.lock().unwrap_or_else(|e| e.into_inner()))?
+                }
+                false => out.str(text)?,
+            }
         }
         (None, Some(id)) => {
             out.key("mimeType")?;
@@ -953,6 +1056,43 @@ async fn tools_call<'p>(
             (None, _) => tool_error(out, rev, "argument `a` must be a 64-bit integer")?,
             (_, None) => tool_error(out, rev, "argument `b` must be a 64-bit integer")?,
         }
+    } else if name.eq_str("update_watched_resource") {
+        let Some(new) = arg("text").and_then(|t| t.as_str()) else {
+            return Ok(tool_error(out, rev, "argument `text` must be a string")?);
+        };
+        let watched = &call.state().docs.watched;
+        {
+            let mut text = watched.text.lock().unwrap_or_else(|e| e.into_inner());
+            // Decoded (a string's escapes are the client's): valid UTF-8, as the
+            // message was.
+            let decoded: Vec<u8> = new.bytes().collect();
+            *text = String::from_utf8_lossy(&decoded).into_owned();
+        }
+        // The subscribers told (a copy of the list: no lock held across an await).
+        let subscribers = watched.subscribers().clone();
+        let mut told = 0;
+        for session in subscribers {
+            if session == STDIO && !call.state().http {
+                let params = |w: &mut ResultWriter<'_>| {
+                    w.begin_object()?;
+                    w.key("uri")?;
+                    w.str("test://watched-resource")?;
+                    w.end()
+                };
+                if call
+                    .notify("notifications/resources/updated", params)
+                    .await
+                    .is_ok()
+                {
+                    told += 1;
+                }
+            } else if watched.listeners.send(session, UPDATED).is_ok() {
+                told += 1;
+            }
+        }
+        text(out, rev, |o| {
+            o.display(format_args!("updated; {told} subscribers told"))
+        })?;
     } else if name.eq_str("echo") {
         match arg("text").filter(|t| t.kind() == Kind::String) {
             // The string as the client escaped it: the same text.
@@ -1814,16 +1954,18 @@ mod http {
             self.open.lock().unwrap_or_else(|e| e.into_inner())
         }
 
-        fn open(&self) -> u64 {
+        /// A new session's id, and the session closed for it, if one was.
+        fn open(&self) -> (u64, Option<u64>) {
             let n = self.next.fetch_add(1, Ordering::Relaxed);
             // A bijection of the count (odd multiplier, xor, rotation): never repeats.
             let id = (n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ self.key).rotate_left(29);
             let mut open = self.lock();
-            if open.len() >= MAX_SESSIONS {
-                open.pop_front();
-            }
+            let closed = match open.len() >= MAX_SESSIONS {
+                true => open.pop_front(),
+                false => None,
+            };
             open.push_back(id);
-            id
+            (id, closed)
         }
 
         fn find(&self, id: u64) -> bool {
@@ -1860,16 +2002,36 @@ mod http {
             }
             let session = head.headers.get(&SESSION).and_then(|v| v.to_str().ok());
             let session = session.and_then(|s| u64::from_str_radix(s, 16).ok());
+            let watched = &self.mcp.docs.watched;
             match *head.method {
                 Method::POST => {}
                 Method::DELETE => {
                     return match session {
-                        Some(id) if self.sessions.close(id) => Verdict::respond(StatusCode::OK, ""),
+                        Some(id) if self.sessions.close(id) => {
+                            watched.ended(id);
+                            Verdict::respond(StatusCode::OK, "")
+                        }
                         Some(_) => Verdict::respond(StatusCode::NOT_FOUND, ""),
                         None => Verdict::respond(StatusCode::BAD_REQUEST, ""),
                     };
                 }
-                // No GET stream: the library's `405`.
+                // A session's stream of what the server sends outside its calls (the
+                // resource's updates), replacing the one it had.
+                Method::GET => {
+                    return match session {
+                        Some(s) if !self.sessions.find(s) => {
+                            Verdict::respond(StatusCode::NOT_FOUND, "")
+                        }
+                        Some(_) if !accepts_events(head.headers) => {
+                            Verdict::respond(StatusCode::NOT_ACCEPTABLE, "")
+                        }
+                        Some(s) => Verdict::listen(s),
+                        // No session, no stream (2026-07-28 has none): the library's
+                        // `405`.
+                        None => Verdict::answer(),
+                    };
+                }
+                // The library's `405`.
                 _ => return Verdict::answer(),
             }
             let Ok(message) = RawJson::new(head.body) else {
@@ -1910,7 +2072,10 @@ mod http {
                     .unwrap_or_else(answer);
             }
             if method.eq_str("initialize") {
-                let id = self.sessions.open();
+                let (id, closed) = self.sessions.open();
+                if let Some(closed) = closed {
+                    watched.ended(closed);
+                }
                 let value = HeaderValue::from_str(&format!("{id:016x}"));
                 return match value {
                     Ok(value) => answer().header(SESSION, value),
@@ -1920,7 +2085,15 @@ mod http {
             match session {
                 // The session's client answers the server's requests (in other
                 // `POST`s of the session): the call may ask it.
-                Some(s) if self.sessions.find(s) => answer().peer(s),
+                Some(s) if self.sessions.find(s) => {
+                    // A subscription is the session's: noted here, where the session
+                    // is known (the handler answers `{}`).
+                    let on = method.eq_str("resources/subscribe");
+                    if (on || method.eq_str("resources/unsubscribe")) && watches(&params) {
+                        watched.subscribe(s, on);
+                    }
+                    answer().peer(s)
+                }
                 Some(_) => error(StatusCode::NOT_FOUND, id, -32001, "Session not found"),
                 None => error(
                     StatusCode::BAD_REQUEST,
@@ -2223,6 +2396,7 @@ async fn serve_http(addr: &str, json_only: bool) -> ExitCode {
         mcp,
     };
     let server = HttpServer::concurrent::<SLOTS, _>(&SERVER, move || mcp)
+        .with_listeners(mcp.docs.watched.listeners.clone())
         .with_settings(Settings {
             max_body: MAX_FRAME,
             max_reply: MAX_REPLY,

@@ -444,3 +444,51 @@ fn a_ping_is_answered_during_a_countdown_and_a_cancelled_countdown_is_not() {
         });
     });
 }
+
+/// `test://watched-resource` over stdio: a subscriber is sent
+/// `notifications/resources/updated` when `update_watched_resource` sets its text (before
+/// the tool's reply, which says one subscriber was told), and reads the new text; after
+/// `resources/unsubscribe` it is told nothing. (Over HTTP the same goes out on the
+/// session's `GET` stream: the Python SDK's session checks it, tests/clients/mcp.)
+#[test]
+fn a_subscriber_is_told_when_the_watched_resource_changes() {
+    let session = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"update_watched_resource","arguments":{"text":"before"}}}
+{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"update_watched_resource","arguments":{"text":"caf\u00e9 \"new\""}}}
+{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"test://watched-resource"}}
+{"jsonrpc":"2.0","id":5,"method":"resources/unsubscribe","params":{"uri":"test://watched-resource"}}
+{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"update_watched_resource","arguments":{"text":"after"}}}
+{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"update_watched_resource","arguments":{"text":7}}}
+"#;
+    let (wire, _) = serve(session.as_bytes());
+    let got = lines(&wire);
+    let updated = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                         "params": {"uri": "test://watched-resource"}});
+    let result = |id: u64, result: Value| json!({"jsonrpc": "2.0", "result": result, "id": id});
+    assert_eq!(
+        got[1],
+        result(1, text_result("updated; 0 subscribers told"))
+    );
+    assert_eq!(got[2], result(2, json!({})));
+    assert_eq!(got[3], updated);
+    assert_eq!(
+        got[4],
+        result(3, text_result("updated; 1 subscribers told"))
+    );
+    assert_eq!(
+        got[5],
+        result(
+            4,
+            json!({"contents": [{"uri": "test://watched-resource", "mimeType": "text/plain",
+                                        "text": "caf\u{e9} \"new\""}]})
+        )
+    );
+    assert_eq!(got[6], result(5, json!({})));
+    assert_eq!(
+        got[7],
+        result(6, text_result("updated; 0 subscribers told"))
+    );
+    assert_eq!(got[8]["result"]["isError"], json!(true));
+    assert_eq!(got.len(), 9);
+}

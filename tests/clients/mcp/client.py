@@ -328,19 +328,39 @@ async def sdk_checks():
 
     # The SDK's high-level client, as its README shows it: mode 'auto' probes
     # `server/discover` and speaks 2026-07-28; mode 'legacy' does the handshake.
-    await client_checks("stdio", lambda mode: Client(StdioServerParameters(command=SERVER), mode=mode))
+    await client_checks("stdio", lambda mode, on: Client(StdioServerParameters(command=SERVER), mode=mode,
+                                                         message_handler=on))
     if URL:
-        await client_checks("http", lambda mode: Client(URL, mode=mode))
+        await client_checks("http", lambda mode, on: Client(URL, mode=mode, message_handler=on))
 
 
 async def client_checks(over, connect):
     """One session at each revision through the SDK's `Client`."""
     for mode, version in (("legacy", "2025-11-25"), ("auto", "2026-07-28")):
         name = f"{over}, Client(mode={mode!r})"
+        updated = anyio.Event()
+
+        async def on_message(message):
+            if isinstance(message, types.ResourceUpdatedNotification) \
+                    and str(message.params.uri) == "test://watched-resource":
+                updated.set()
+
         try:
             with anyio.fail_after(TIMEOUT * 2):
-                async with connect(mode) as client:
+                async with connect(mode, on_message) as client:
                     got_version = client.protocol_version
+                    if mode == "legacy":
+                        # Subscribed, the resource changed: the server's word comes on
+                        # its own (over HTTP, on the session's GET stream).
+                        await client.subscribe_resource("test://watched-resource")
+                        told = await client.call_tool("update_watched_resource", {"text": "new"})
+                        with anyio.fail_after(TIMEOUT):
+                            await updated.wait()
+                        reread = await client.read_resource("test://watched-resource")
+                        check(f"{name}: resources/subscribe, then notifications/resources/updated "
+                              "when update_watched_resource changes it; the new text read back",
+                              text_of(told) == "updated; 1 subscribers told"
+                              and reread.contents[0].text == "new", (told, reread))
                     added = await client.call_tool("add", {"a": 2, "b": 40})
                     echoed = await client.call_tool("echo", {"text": "caf\u00e9 \"q\" \n"})
                     progress = []
