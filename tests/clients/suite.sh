@@ -16,7 +16,10 @@
 # A suite that cannot install what it needs (no python3, no venv module, no node or npm,
 # the registry unreachable) prints SKIP and exits 0, except under CI=true, where it
 # fails.
-# Environment: CLIENT_PYTHON (the interpreter that makes the venvs, default python3).
+# Environment: CLIENT_PYTHON (the interpreter that makes the venvs, default python3);
+# SUITE_INSTALL_ONLY=1: install the client (python_venv or node_packages), build and
+# run nothing, exit 0 (.ci/run fetches every client so while it builds, and each suite
+# later installs again from what was fetched).
 
 set -u
 
@@ -36,6 +39,7 @@ cannot() { # reason: a skip, or a failure under CI=true
 }
 
 build_example() { # example name
+    [ "${SUITE_INSTALL_ONLY:-}" = 1 ] && return 0
     echo "== build: cargo build --release --example $1"
     if ! cargo build --release --example "$1" --message-format=json-render-diagnostics \
         >"$LOGS/build.json"; then
@@ -69,6 +73,8 @@ python_venv() { # minimum Python 3 minor version
     fi
     PY="$venv/bin/python"
     CLIENT="$PY"
+    [ "${SUITE_INSTALL_ONLY:-}" = 1 ] && exit 0
+    return 0
 }
 
 node_packages() { # minimum Node.js major version
@@ -82,6 +88,8 @@ node_packages() { # minimum Node.js major version
         cannot "npm ci failed (registry unreachable?), log in $LOGS/npm-ci.log"
     fi
     CLIENT=node
+    [ "${SUITE_INSTALL_ONLY:-}" = 1 ] && exit 0
+    return 0
 }
 
 serve_http() { # the server's arguments (it picks its port: 127.0.0.1:0)
