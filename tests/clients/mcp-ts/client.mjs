@@ -1,7 +1,8 @@
-// The `mcp-server` example under the official MCP TypeScript SDK
-// (`@modelcontextprotocol/sdk`: Client over StdioClientTransport, and over
-// StreamableHTTPClientTransport), the client most MCP hosts are built on. The SDK speaks
-// the revisions up to 2025-11-25 (its latest; it has no 2026-07-28).
+// The `mcp-server` example under the official MCP TypeScript SDK, the client most MCP
+// hosts are built on: v1 (`@modelcontextprotocol/sdk`, Client over StdioClientTransport
+// and StreamableHTTPClientTransport), which speaks the revisions up to 2025-11-25, then
+// v2 (`@modelcontextprotocol/client`), which speaks 2026-07-28 (`versionNegotiation:
+// { mode: "auto" }`: `server/discover` first, then stateless requests).
 //
 //     node client.mjs <path to the mcp-server executable> <crate version> [http://ADDR/mcp]
 //
@@ -18,12 +19,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION, ListResourcesResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import * as v2 from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 import { readFileSync } from "node:fs";
 import { check as checkOne, equal, rejection, run } from "../check.mjs";
 
-const SDK_VERSION = JSON.parse(
-    readFileSync(new URL("./node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url)),
-).version;
+const versionOf = (pkg) =>
+    JSON.parse(readFileSync(new URL(`./node_modules/${pkg}/package.json`, import.meta.url))).version;
+const SDK_VERSION = versionOf("@modelcontextprotocol/sdk");
+const V2_VERSION = versionOf("@modelcontextprotocol/client");
 
 // How many progress notifications of `countdown` the SDK delivered to onprogress.
 let countdownProgress = -1;
@@ -44,6 +48,73 @@ async function main(server, crateVersion, url) {
     if (url) {
         await session(new StreamableHTTPClientTransport(new URL(url)), "http", crateVersion);
     }
+    await stateless(() => new StdioV2({ command: server, args: [], stderr: "pipe" }), "stdio", crateVersion);
+    if (url) {
+        await stateless(() => new v2.StreamableHTTPClientTransport(new URL(url)), "http", crateVersion);
+    }
+}
+
+// A 2026-07-28 session through SDK v2: negotiated by `server/discover`, then every
+// request stateless (its `_meta` carries the version and the client's capabilities;
+// over HTTP, the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers too, and an
+// argument marked `x-mcp-header` mirrored in an Mcp-Param header).
+async function stateless(transport, over, crateVersion) {
+    const complaints = [];
+    let dropped = 0;
+    const check = (name, f) => checkOne(`${over}, v2: ${name}`, f);
+    const client = new v2.Client(
+        { name: "jsonrpc-slice-check", version: "0.0.0" },
+        { versionNegotiation: { mode: "auto" } },
+    );
+    client.onerror = (e) => complaints.push(`client: ${e && e.message ? e.message : e}`);
+    console.log(`@modelcontextprotocol/client ${V2_VERSION} over ${over}`);
+    await check("connect: server/discover, then 2026-07-28", async () => {
+        await client.connect(transport());
+        equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+        equal(client.getServerVersion(), { name: "jsonrpc-slice-mcp", version: crateVersion });
+    });
+    await check("tools/list: add, echo, countdown first, each with the schema of its type", async () => {
+        const { tools } = await client.listTools();
+        equal(tools.slice(0, 3).map((t) => t.name), ["add", "echo", "countdown"]);
+        equal(tools[0].outputSchema.required, ["sum"]);
+    });
+    await check("add (text and structuredContent), echo (escapes, unicode), an argument missing", async () => {
+        const five = await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
+        equal([textOf(five), five.structuredContent], ["5", { sum: 5 }]);
+        const text = 'quote " backslash \\ é 漢字 😀 \u2028';
+        equal(textOf(await client.callTool({ name: "echo", arguments: { text } })), text);
+        const missing = await client.callTool({ name: "add", arguments: { a: 1 } });
+        equal(missing.isError, true);
+    });
+    await check("countdown: its progress, then done", async () => {
+        const seen = [];
+        const r = await client.callTool({ name: "countdown", arguments: { n: 3 } }, {
+            onprogress: (p) => seen.push([p.progress, p.total]),
+        });
+        equal(textOf(r), "done");
+        // The first k, in order: as v1, v2 drops the progress that reaches it in the same
+        // read as the reply (typescript-sdk issue #2580), each reported once.
+        equal(seen, [[1, 3], [2, 3], [3, 3]].slice(0, seen.length));
+        dropped = 3 - seen.length;
+    });
+    await check("lookup: an argument mirrored in a header (non-ASCII: base64)", async () => {
+        const r = await client.callTool({ name: "lookup", arguments: { region: "z\u00fcrich-1", query: "q" } });
+        equal([textOf(r), r.isError ?? false], ['would run in "z\u00fcrich-1"', false]);
+    });
+    await check("resources/read, prompts/get, an unknown tool -32602", async () => {
+        const read = await client.readResource({ uri: "test://static-text" });
+        equal(read.contents[0].text, "This is the content of the static text resource.");
+        const p = await client.getPrompt({ name: "test_simple_prompt" });
+        equal(p.messages[0].content.text, "This is a simple prompt for testing.");
+        const e = await rejection(client.callTool({ name: "nope", arguments: {} }), (e) => e.code === -32602, "-32602");
+        if (!e.message.includes("nope")) throw new Error(`the message names no tool: ${e.message}`);
+    });
+    await check("the SDK reported no error (but the progress it dropped)", async () => {
+        const late = complaints.filter((c) => c.includes("progress notification for an unknown token"));
+        equal(late.length, dropped);
+        equal(complaints.filter((c) => !late.includes(c)), []);
+    });
+    await client.close();
 }
 
 async function session(transport, over, crateVersion) {
