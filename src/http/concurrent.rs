@@ -16,15 +16,20 @@
 //! at most the reply buffer's size of them; past it the rest are dropped), and
 //! dropped otherwise: a JSON reply has no room for them.
 //!
-//! The service's futures are not `Send`: each such request runs on tokio's blocking
-//! pool, its loop driven by `Handle::block_on` (the runtime's timers and I/O reach
-//! the handlers), within the request's time limit. Its memory is the buffer pair's
-//! (slots lent from it, taken at the pair's first such request and kept). Such a
-//! loop has no way to ask the client (`serve_from(None, ..)`): a handler's request
-//! fails at once, and the client is sent nothing it could not answer.
+//! The service's futures are not `Send`: each such request is answered by a worker on
+//! one of the server's service threads (`threads.rs`: a current-thread runtime each,
+//! whose timers and I/O reach the handlers; workers made once, at start-up), its loop
+//! awaited within the request's time limit. Its memory is the buffer pair's (slots
+//! lent from it, taken at the pair's first such request and kept): the request
+//! allocates nothing. Such a loop has no way to ask the client (`serve_from(None,
+//! ..)`): a handler's request fails at once, and the client is sent nothing it could
+//! not answer. A handler that spawns a task (`tokio::spawn`) spawns it on its service
+//! thread's runtime.
 //!
 //! A request whose handlers may ask the client (a gate's `Verdict::peer`) runs in a
-//! loop of its own kind (`Handlers::stream`): the request is its first frame, then
+//! loop of its own kind (`Handlers::stream`) on tokio's blocking pool instead, driven
+//! by `Handle::block_on`: a rare path, which keeps the pool's task (an allocation)
+//! and its thread hand-offs. The request is its first frame, then
 //! each response the client sends in another `POST` (routed to it by `peers.rs`);
 //! every message it writes goes out at once as an event (`stream.rs`), and its input
 //! ends once the reply is written. Its frames are as large as the body limit (a
@@ -35,6 +40,7 @@ use core::cell::Cell;
 use core::future::{poll_fn, Future};
 use core::pin::pin;
 use core::task::Poll;
+use std::boxed::Box;
 use std::sync::Arc;
 use std::time::Duration;
 use std::vec::Vec;
@@ -54,6 +60,7 @@ use crate::write::ResultWriter;
 use super::peers::Mailbox;
 use super::server::Buffers;
 use super::stream::event;
+use super::threads::{Jobs, Worker};
 
 /// The outbox of a loop whose handlers may ask the client.
 const PEER_OUTBOX: usize = 64 * 1024;
@@ -72,14 +79,11 @@ pub(super) struct Exchange {
 
 /// A [`ConcurrentServer`] with `N` slots, as the HTTP server calls it.
 pub(super) trait Handlers<S>: Send + Sync {
-    /// Answers the message in `buffers.body` into `buffers.reply`, within `limit`:
-    /// the reply's length, `None` past the limit. Blocks: call it off the runtime.
-    fn answer(
-        &self,
-        state: &S,
-        buffers: &mut Buffers,
-        limit: Duration,
-    ) -> Option<Result<usize, OutputTooSmall>>;
+    /// A worker of a service thread (`threads.rs`): answers each job it takes from
+    /// `jobs` (the message in its pair's `body`, into its `reply`, within its limit;
+    /// `None` past it), each with a state `state` makes, until `jobs` closes. Call it
+    /// on the thread that runs it: its future is not `Send`.
+    fn worker(self: Arc<Self>, state: Arc<dyn Fn() -> S + Send + Sync>, jobs: Arc<Jobs>) -> Worker;
 
     /// Answers the request in `buffers.body` (a single request with an id), its
     /// handlers free to ask the client: every message sent as an event on
@@ -107,16 +111,18 @@ impl<T: 'static, const N: usize> Slotted<T, N> {
     }
 }
 
-impl<S, T, const N: usize> Handlers<S> for Slotted<T, N>
-where
-    T: for<'c> AsyncMethods<Call<'c, S>> + Sync + 'static,
-{
-    fn answer(
+impl<T: 'static, const N: usize> Slotted<T, N> {
+    /// Answers the message in `buffers.body` into `buffers.reply`, within `limit`:
+    /// the reply's length, `None` past the limit.
+    async fn answer<S>(
         &self,
         state: &S,
         buffers: &mut Buffers,
         limit: Duration,
-    ) -> Option<Result<usize, OutputTooSmall>> {
+    ) -> Option<Result<usize, OutputTooSmall>>
+    where
+        T: for<'c> AsyncMethods<Call<'c, S>> + Sync,
+    {
         let Buffers {
             body,
             reply,
@@ -189,7 +195,7 @@ where
         let (mut chunk, mut tokens) = ([0u8; 64], Tokens(count));
         {
             // Pinned where it is made: the service's future holds its slots' futures, and
-            // moved by value into the timeout and `block_on` it would be copied each time.
+            // moved by value into the timeout it would be copied each time.
             // Over HTTP the client cannot be asked here: its answer would need a
             // stream this reply is not.
             let serve = pin!(self.server.serve_from(
@@ -202,13 +208,27 @@ where
                 &mut tokens,
                 &mut collect,
             ));
-            self.runtime
-                .block_on(tokio::time::timeout(limit, serve))
-                .ok()?
-                .ok()?;
+            tokio::time::timeout(limit, serve).await.ok()?.ok()?;
         }
         let (len, kept, overflow) = (collect.len, collect.kept, collect.overflow);
         Some(finish(&self.base, reply, len, kept, overflow, batch))
+    }
+}
+
+impl<S: 'static, T, const N: usize> Handlers<S> for Slotted<T, N>
+where
+    T: for<'c> AsyncMethods<Call<'c, S>> + Sync + 'static,
+{
+    fn worker(self: Arc<Self>, state: Arc<dyn Fn() -> S + Send + Sync>, jobs: Arc<Jobs>) -> Worker {
+        Box::pin(async move {
+            while let Some(mut job) = jobs.next().await {
+                let (taken, limit, answered) = job.parts();
+                if let Some(taken) = taken {
+                    *answered = self.answer(&state(), taken.buffers(), limit).await;
+                }
+                // Dropped: the pair and the answer go back to the request's connection.
+            }
+        })
     }
 
     fn stream(&self, state: &S, buffers: &mut Buffers, limit: Duration, exchange: &Exchange) {
