@@ -79,11 +79,16 @@ pub(super) struct Exchange {
 
 /// A [`ConcurrentServer`] with `N` slots, as the HTTP server calls it.
 pub(super) trait Handlers<S>: Send + Sync {
-    /// A worker of a service thread (`threads.rs`): answers each job it takes from
-    /// `jobs` (the message in its pair's `body`, into its `reply`, within its limit;
-    /// `None` past it), each with a state `state` makes, until `jobs` closes. Call it
-    /// on the thread that runs it: its future is not `Send`.
-    fn worker(self: Arc<Self>, state: Arc<dyn Fn() -> S + Send + Sync>, jobs: Arc<Jobs>) -> Worker;
+    /// Worker `number` of a service thread (`threads.rs`): answers each job it takes
+    /// from `jobs` (the message in its pair's `body`, into its `reply`, within its
+    /// limit; `None` past it), each with a state `state` makes, until `jobs` closes.
+    /// Call it on the thread that runs it: its future is not `Send`.
+    fn worker(
+        self: Arc<Self>,
+        state: Arc<dyn Fn() -> S + Send + Sync>,
+        jobs: Arc<Jobs>,
+        number: usize,
+    ) -> Worker;
 
     /// Answers the request in `buffers.body` (a single request with an id), its
     /// handlers free to ask the client: every message sent as an event on
@@ -219,9 +224,14 @@ impl<S: 'static, T, const N: usize> Handlers<S> for Slotted<T, N>
 where
     T: for<'c> AsyncMethods<Call<'c, S>> + Sync + 'static,
 {
-    fn worker(self: Arc<Self>, state: Arc<dyn Fn() -> S + Send + Sync>, jobs: Arc<Jobs>) -> Worker {
+    fn worker(
+        self: Arc<Self>,
+        state: Arc<dyn Fn() -> S + Send + Sync>,
+        jobs: Arc<Jobs>,
+        number: usize,
+    ) -> Worker {
         Box::pin(async move {
-            while let Some(mut job) = jobs.next().await {
+            while let Some(mut job) = jobs.next(number).await {
                 let (taken, limit, answered) = job.parts();
                 if let Some(taken) = taken {
                     *answered = self.answer(&state(), taken.buffers(), limit).await;

@@ -253,8 +253,11 @@ where
             Methods::Concurrent(handlers) => {
                 let jobs = Arc::new(Jobs::new(workers));
                 let (handlers, context) = (handlers.clone(), self.context.clone());
-                let worker = move |jobs| handlers.clone().worker(context.clone(), jobs);
-                threads::start(&jobs, workers, Arc::new(worker));
+                let worker = move |jobs, number| {
+                    let (handlers, context) = (handlers.clone(), context.clone());
+                    handlers.worker(context, jobs, number)
+                };
+                threads::start(&jobs, Arc::new(worker));
                 Some(jobs)
             }
         };

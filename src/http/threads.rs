@@ -6,10 +6,12 @@
 //! (one per core, at most one per worker), each a current-thread runtime and a
 //! `LocalSet` running a fixed number of long-lived workers, made once. A request is a
 //! [`Job`] (its buffer pair and its time limit) put in a queue that every worker
-//! takes from ([`Jobs`]); its connection waits for the pair to come back in a slot
-//! of its own ([`Back`], one per connection, reused by each of its requests). The
-//! queue holds at most one job per buffer pair, room made for them all at start-up:
-//! in steady state neither side allocates.
+//! takes from ([`Jobs`]), which wakes the worker that waited last; its connection
+//! waits for the pair to come back in a slot of its own ([`Back`], one per
+//! connection, reused by each of its requests), which wakes the request's task. The
+//! queue holds at most one job per buffer pair, and the list of waiting workers one
+//! entry per worker, room made for them all at start-up: in steady state neither
+//! side allocates.
 //!
 //! How many workers: one per buffer pair ([`Settings::buffers`]). Every job holds a
 //! pair from the moment it is queued until it is answered, so no more jobs exist at
@@ -26,12 +28,13 @@
 
 use std::boxed::Box;
 use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::{pin, Pin};
+use std::future::{poll_fn, Future};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Poll, Waker};
 use std::time::Duration;
+use std::vec::Vec;
 
-use tokio::sync::Notify;
 use tokio::task::{JoinSet, LocalSet};
 
 use super::server::{lock, Conn, Taken};
@@ -75,74 +78,117 @@ impl Drop for Job {
     }
 }
 
-/// The queue of jobs every worker of a server takes from.
+/// The queue of jobs every worker of a server takes from, and the workers waiting for
+/// one. (A waker each, kept here, rather than tokio's `Notify`: one lock per job and
+/// per wait instead of a waiter list's, a measurable share of a request's cost.)
 pub(super) struct Jobs {
     state: Mutex<Queue>,
-    /// A job was queued, or the queue closed.
-    ready: Notify,
 }
 
 struct Queue {
     jobs: VecDeque<Job>,
+    /// The workers waiting for a job, by number, the latest last (woken first: its
+    /// memory is the likeliest still in cache).
+    idle: Vec<(usize, Waker)>,
+    /// Whether each worker (by number) is in `idle`.
+    listed: Vec<bool>,
     closed: bool,
 }
 
 impl Jobs {
-    /// A queue with room for `most` jobs (one per buffer pair: never more).
-    pub(super) fn new(most: usize) -> Self {
+    /// A queue for `workers` workers, numbered from 0, with room for as many jobs
+    /// (one per buffer pair: never more).
+    pub(super) fn new(workers: usize) -> Self {
         Self {
             state: Mutex::new(Queue {
-                jobs: VecDeque::with_capacity(most),
+                jobs: VecDeque::with_capacity(workers),
+                idle: Vec::with_capacity(workers),
+                listed: std::vec![false; workers],
                 closed: false,
             }),
-            ready: Notify::new(),
         }
     }
 
     /// Queues `job`; once closed, drops it (its connection then sees it unanswered).
     pub(super) fn push(&self, job: Job) {
-        let refused = {
+        let (refused, woken) = {
             let mut queue = lock(&self.state);
             match queue.closed {
-                true => Some(job),
+                true => (Some(job), None),
                 false => {
                     queue.jobs.push_back(job);
-                    None
+                    // One worker is enough: each looks at the queue before it waits.
+                    let woken = queue.idle.pop();
+                    if let Some((worker, _)) = &woken {
+                        if let Some(listed) = queue.listed.get_mut(*worker) {
+                            *listed = false;
+                        }
+                    }
+                    (None, woken)
                 }
             }
         };
-        match refused {
-            // Dropped outside the lock: a job's drop takes its connection's.
-            Some(job) => drop(job),
-            // One worker is enough: each looks at the queue before it waits.
-            None => self.ready.notify_one(),
+        // Outside the lock: a job's drop takes its connection's; the woken worker
+        // takes this one.
+        drop(refused);
+        if let Some((_, waker)) = woken {
+            waker.wake();
         }
     }
 
-    /// The next job; `None` once the queue is closed and empty.
-    pub(super) async fn next(&self) -> Option<Job> {
-        loop {
-            let mut ready = pin!(self.ready.notified());
-            // Enabled before the look below: a job queued after it wakes this wait.
-            ready.as_mut().enable();
-            {
-                let mut queue = lock(&self.state);
-                if let Some(job) = queue.jobs.pop_front() {
-                    return Some(job);
+    /// The next job for worker `worker`; `None` once the queue is closed and empty.
+    pub(super) async fn next(&self, worker: usize) -> Option<Job> {
+        poll_fn(|cx| {
+            let mut queue = lock(&self.state);
+            let Queue {
+                jobs,
+                idle,
+                listed,
+                closed,
+            } = &mut *queue;
+            let job = jobs.pop_front();
+            let listed = listed.get_mut(worker);
+            if job.is_some() || *closed {
+                // Polled while it waits (not by `push`, which takes it out): out.
+                if let Some(listed) = listed.filter(|l| **l) {
+                    *listed = false;
+                    idle.retain(|(w, _)| *w != worker);
                 }
-                if queue.closed {
-                    return None;
-                }
+                return Poll::Ready(job);
             }
-            ready.await;
-        }
+            match listed {
+                Some(true) => {
+                    if let Some((_, waker)) = idle.iter_mut().find(|(w, _)| *w == worker) {
+                        if !waker.will_wake(cx.waker()) {
+                            waker.clone_from(cx.waker());
+                        }
+                    }
+                }
+                Some(listed) => {
+                    *listed = true;
+                    idle.push((worker, cx.waker().clone()));
+                }
+                // Not one of the queue's workers: not reached (`start` numbers
+                // them), and it would never be woken.
+                None => return Poll::Ready(None),
+            }
+            Poll::Pending
+        })
+        .await
     }
 
     /// No more jobs: the workers finish the queued ones, then end, and their threads
     /// with them.
     pub(super) fn close(&self) {
-        lock(&self.state).closed = true;
-        self.ready.notify_waiters();
+        let idle = {
+            let mut queue = lock(&self.state);
+            queue.closed = true;
+            queue.listed.fill(false);
+            std::mem::take(&mut queue.idle)
+        };
+        for (_, waker) in idle {
+            waker.wake();
+        }
     }
 
     fn is_closed(&self) -> bool {
@@ -163,15 +209,13 @@ impl Drop for CloseOnDrop {
 /// each of its requests (HTTP/1.1 has one in flight at a time).
 pub(super) struct Back {
     state: Mutex<Returned>,
-    /// The job put its answer.
-    ready: Notify,
 }
 
 enum Returned {
     /// No job out.
     Idle,
-    /// A job out, its request waiting.
-    Out,
+    /// A job out, its request waiting (woken by this once polled).
+    Out(Option<Waker>),
     /// A job's answer, not yet taken.
     Done(Option<Taken>, Answered),
     /// A job out whose request is gone (dropped at its time limit, or its connection
@@ -183,7 +227,6 @@ impl Back {
     pub(super) const fn new() -> Self {
         Self {
             state: Mutex::new(Returned::Idle),
-            ready: Notify::const_new(),
         }
     }
 
@@ -196,7 +239,7 @@ impl Back {
         let mut state = lock(&self.state);
         match *state {
             Returned::Idle => {
-                *state = Returned::Out;
+                *state = Returned::Out(None);
                 Some(Awaiting { back: self })
             }
             _ => None,
@@ -205,23 +248,21 @@ impl Back {
 
     /// A job's pair and answer, back.
     fn put(&self, taken: Option<Taken>, answered: Answered) {
-        let dropped = {
+        let (dropped, woken) = {
             let mut state = lock(&self.state);
-            match *state {
-                Returned::Out => {
+            match std::mem::replace(&mut *state, Returned::Idle) {
+                Returned::Out(waker) => {
                     *state = Returned::Done(taken, answered);
-                    None
+                    (None, waker)
                 }
-                _ => {
-                    *state = Returned::Idle;
-                    taken
-                }
+                // Abandoned (or, not reached, no job out).
+                _ => (taken, None),
             }
         };
-        match dropped {
-            // Back in the pool, outside this lock.
-            Some(taken) => drop(taken),
-            None => self.ready.notify_one(),
+        // Back in the pool, and the request woken, outside the lock.
+        drop(dropped);
+        if let Some(waker) = woken {
+            waker.wake();
         }
     }
 }
@@ -235,23 +276,23 @@ impl Awaiting<'_> {
     /// The job's pair (`None` if the job was dropped before it could give it back,
     /// which it always does) and its answer.
     pub(super) async fn answer(&mut self) -> (Option<Taken>, Answered) {
-        loop {
-            let mut ready = pin!(self.back.ready.notified());
-            // Enabled before the look below, as in `Jobs::next`. A permit left by an
-            // earlier request's answer only makes one more look.
-            ready.as_mut().enable();
-            {
-                let mut state = lock(&self.back.state);
-                if let Returned::Done(..) = *state {
-                    if let Returned::Done(taken, answered) =
-                        std::mem::replace(&mut *state, Returned::Idle)
-                    {
-                        return (taken, answered);
-                    }
+        poll_fn(|cx| {
+            let mut state = lock(&self.back.state);
+            match &mut *state {
+                Returned::Out(Some(waker)) if waker.will_wake(cx.waker()) => Poll::Pending,
+                Returned::Out(waker) => {
+                    *waker = Some(cx.waker().clone());
+                    Poll::Pending
                 }
+                Returned::Done(..) => match std::mem::replace(&mut *state, Returned::Idle) {
+                    Returned::Done(taken, answered) => Poll::Ready((taken, answered)),
+                    _ => Poll::Ready((None, None)),
+                },
+                // Not reached: only this request's drop abandons its job.
+                Returned::Idle | Returned::Abandoned => Poll::Ready((None, None)),
             }
-            ready.await;
-        }
+        })
+        .await
     }
 }
 
@@ -260,7 +301,7 @@ impl Drop for Awaiting<'_> {
         let dropped = {
             let mut state = lock(&self.back.state);
             match std::mem::replace(&mut *state, Returned::Idle) {
-                Returned::Out => {
+                Returned::Out(_) => {
                     *state = Returned::Abandoned;
                     None
                 }
@@ -274,26 +315,28 @@ impl Drop for Awaiting<'_> {
 }
 
 /// A worker: takes jobs from the queue and answers them until it closes. Made once
-/// per worker on its service thread (its future is not `Send`).
+/// per worker on its service thread (its future is not `Send`), given its number.
 pub(super) type Worker = Pin<Box<dyn Future<Output = ()>>>;
 
-/// Starts the service threads: `workers` workers, made by `worker`, spread over one
+/// What makes a worker: given the queue and the worker's number.
+pub(super) type MakeWorker = dyn Fn(Arc<Jobs>, usize) -> Worker + Send + Sync;
+
+/// Starts the service threads: `jobs`'s workers, made by `worker`, spread over one
 /// thread per core (at most one per worker). The threads end once `jobs` closes and
 /// their workers have answered what was queued. If not one thread could be started
 /// (the system refused), `jobs` is closed: each request is then answered `503`.
-pub(super) fn start(
-    jobs: &Arc<Jobs>,
-    workers: usize,
-    worker: Arc<dyn Fn(Arc<Jobs>) -> Worker + Send + Sync>,
-) {
-    let workers = workers.max(1);
+pub(super) fn start(jobs: &Arc<Jobs>, worker: Arc<MakeWorker>) {
+    let workers = lock(&jobs.state).listed.len();
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(workers);
     let mut started = 0;
+    let mut first = 0;
     for i in 0..threads {
         // Each thread's share: the first `workers % threads` take one more.
         let count = workers / threads + usize::from(i < workers % threads);
+        let numbers = first..first + count;
+        first += count;
         let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -303,7 +346,7 @@ pub(super) fn start(
         let (jobs, worker) = (jobs.clone(), worker.clone());
         let spawned = std::thread::Builder::new()
             .name(std::format!("jsonrpc-http-{i}"))
-            .spawn(move || service_thread(&runtime, &jobs, count, &*worker));
+            .spawn(move || service_thread(&runtime, &jobs, numbers, &*worker));
         started += usize::from(spawned.is_ok());
     }
     if started == 0 {
@@ -314,19 +357,26 @@ pub(super) fn start(
 fn service_thread(
     runtime: &tokio::runtime::Runtime,
     jobs: &Arc<Jobs>,
-    count: usize,
-    worker: &(dyn Fn(Arc<Jobs>) -> Worker + Send + Sync),
+    numbers: core::ops::Range<usize>,
+    worker: &MakeWorker,
 ) {
     LocalSet::new().block_on(runtime, async {
         let mut running = JoinSet::new();
-        for _ in 0..count {
-            running.spawn_local(worker(jobs.clone()));
+        // Each worker's task, and its number.
+        let mut tasks = Vec::with_capacity(numbers.len());
+        for number in numbers {
+            let task = running.spawn_local(worker(jobs.clone(), number)).id();
+            tasks.push((task, number));
         }
         while let Some(ended) = running.join_next().await {
             // A worker ends when the queue closes, or when a handler panicked (its job
-            // then answered `503`, see `Job`): another takes its place.
-            if ended.is_err() && !jobs.is_closed() {
-                running.spawn_local(worker(jobs.clone()));
+            // then answered `503`, see `Job`): another, of its number, takes its place.
+            let Err(panicked) = ended else { continue };
+            if jobs.is_closed() {
+                continue;
+            }
+            if let Some((task, number)) = tasks.iter_mut().find(|(t, _)| *t == panicked.id()) {
+                *task = running.spawn_local(worker(jobs.clone(), *number)).id();
             }
         }
     });
