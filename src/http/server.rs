@@ -250,18 +250,19 @@ where
         // The service threads of async handlers, for as long as this serves.
         let jobs = match &self.server {
             Methods::Blocking(_) => None,
-            Methods::Concurrent(handlers) => {
-                let jobs = Arc::new(Jobs::new(workers));
-                let (handlers, context) = (handlers.clone(), self.context.clone());
-                let worker = move |jobs, number| {
-                    let (handlers, context) = (handlers.clone(), context.clone());
-                    handlers.worker(context, jobs, number)
-                };
-                threads::start(&jobs, Arc::new(worker));
-                Some(jobs)
-            }
+            Methods::Concurrent(_) => Some(Arc::new(Jobs::new(workers))),
         };
+        // Closed however this ends (its future may be dropped, even while the threads
+        // start): their threads end with it.
         let _close = jobs.clone().map(CloseOnDrop);
+        if let (Some(jobs), Methods::Concurrent(handlers)) = (&jobs, &self.server) {
+            let (handlers, context) = (handlers.clone(), self.context.clone());
+            let worker = move |jobs, number| {
+                let (handlers, context) = (handlers.clone(), context.clone());
+                handlers.worker(context, jobs, number)
+            };
+            threads::start(jobs, Arc::new(worker)).await;
+        }
         let shared = Arc::new(Shared {
             jobs,
             server: self.server,

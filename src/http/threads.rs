@@ -35,6 +35,7 @@ use std::task::{Poll, Waker};
 use std::time::Duration;
 use std::vec::Vec;
 
+use tokio::sync::Semaphore;
 use tokio::task::{JoinSet, LocalSet};
 
 use super::server::{lock, Conn, Taken};
@@ -322,14 +323,18 @@ pub(super) type Worker = Pin<Box<dyn Future<Output = ()>>>;
 pub(super) type MakeWorker = dyn Fn(Arc<Jobs>, usize) -> Worker + Send + Sync;
 
 /// Starts the service threads: `jobs`'s workers, made by `worker`, spread over one
-/// thread per core (at most one per worker). The threads end once `jobs` closes and
-/// their workers have answered what was queued. If not one thread could be started
-/// (the system refused), `jobs` is closed: each request is then answered `503`.
-pub(super) fn start(jobs: &Arc<Jobs>, worker: Arc<MakeWorker>) {
+/// thread per core (at most one per worker); returns once each thread has made its
+/// workers (so that the server serves with all of them, and what a thread allocates
+/// as it starts is done before the first request). The threads end once `jobs`
+/// closes and their workers have answered what was queued. If not one thread could
+/// be started (the system refused), `jobs` is closed: each request is then answered
+/// `503`.
+pub(super) async fn start(jobs: &Arc<Jobs>, worker: Arc<MakeWorker>) {
     let workers = lock(&jobs.state).listed.len();
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(workers);
+    let ready = Arc::new(Semaphore::new(0));
     let mut started = 0;
     let mut first = 0;
     for i in 0..threads {
@@ -344,13 +349,29 @@ pub(super) fn start(jobs: &Arc<Jobs>, worker: Arc<MakeWorker>) {
             continue;
         };
         let (jobs, worker) = (jobs.clone(), worker.clone());
+        let made = Made(ready.clone());
         let spawned = std::thread::Builder::new()
             .name(std::format!("jsonrpc-http-{i}"))
-            .spawn(move || service_thread(&runtime, &jobs, numbers, &*worker));
+            .spawn(move || service_thread(&runtime, &jobs, numbers, &*worker, made));
         started += usize::from(spawned.is_ok());
     }
     if started == 0 {
         jobs.close();
+    }
+    for _ in 0..started {
+        // Never closed: `Err` is not reached.
+        if let Ok(permit) = ready.acquire().await {
+            permit.forget();
+        }
+    }
+}
+
+/// A service thread made its workers (or gave up) once this is dropped.
+struct Made(Arc<Semaphore>);
+
+impl Drop for Made {
+    fn drop(&mut self) {
+        self.0.add_permits(1);
     }
 }
 
@@ -359,6 +380,7 @@ fn service_thread(
     jobs: &Arc<Jobs>,
     numbers: core::ops::Range<usize>,
     worker: &MakeWorker,
+    made: Made,
 ) {
     LocalSet::new().block_on(runtime, async {
         let mut running = JoinSet::new();
@@ -368,6 +390,7 @@ fn service_thread(
             let task = running.spawn_local(worker(jobs.clone(), number)).id();
             tasks.push((task, number));
         }
+        drop(made);
         while let Some(ended) = running.join_next().await {
             // A worker ends when the queue closes, or when a handler panicked (its job
             // then answered `503`, see `Job`): another, of its number, takes its place.
