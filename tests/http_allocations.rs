@@ -4,6 +4,11 @@
 //! built with the same settings (`HttpServer`'s timer and header-read timeout) that
 //! reads each body and answers a fixed reply, reusing the request's header map.
 //!
+//! Both kinds of server: `HttpServer::new` (blocking handlers, answered on the
+//! connection's task) and `HttpServer::concurrent` (async handlers, answered on the
+//! server's service threads, which the runtime does not start: that test counts on
+//! every thread but the client's).
+//!
 //! Counts are exact (no timing in them): the first requests, which fill the buffer
 //! pool and hyper's per-connection state, are left out; the next ones are counted. The
 //! test fails if `HttpServer` makes a single allocation per request that hyper does
@@ -20,13 +25,44 @@ use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::header::{HeaderValue, CONTENT_TYPE};
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use std::sync::{Mutex, PoisonError};
+
 use jsonrpc_slice::http::{HttpServer, Settings};
-use jsonrpc_slice::{demo, Server};
+use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer};
+use jsonrpc_slice::{async_method_table, demo, Params, ResultWriter, RpcError, Server};
 
 #[path = "common/counting_threads.rs"]
 mod counting;
 
 static SERVER: Server<()> = Server::new(demo::TABLE);
+
+async fn subtract<'p>(
+    _: &mut Call<'_, ()>,
+    p: Params<'p>,
+    out: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    let mut args = p.positional();
+    let (Some(Ok(a)), Some(Ok(b))) = (args.next_i64(), args.next_i64()) else {
+        return Err(RpcError::invalid_params());
+    };
+    Ok(out.i64(a.wrapping_sub(b))?)
+}
+
+async_method_table! { AsyncTable<'c, Call<'c, ()>> { "subtract" => subtract } }
+static ASYNC: ConcurrentServer<AsyncTable> = ConcurrentServer::new(AsyncTable);
+
+/// One test at a time: one of them counts on every thread, the other's included.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// `HttpServer`'s settings here. Requests come back to back: a connection that waits
+/// past `release_after` (tests/http_idle.rs) makes hyper's state again, a cost per
+/// wait, not per request; kept out of this count.
+fn settings() -> Settings {
+    Settings {
+        release_after: Duration::from_secs(60),
+        ..Settings::default()
+    }
+}
 
 const SUBTRACT: &str = r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#;
 const REPLY: &[u8] = br#"{"jsonrpc":"2.0","result":19,"id":1}"#;
@@ -153,25 +189,47 @@ fn count(serve: impl FnOnce(tokio::net::TcpListener) -> tokio::task::JoinHandle<
 
 #[test]
 fn http_server_allocates_no_more_per_request_than_hyper_alone() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    // The client's thread (this one) is never counted.
+    counting::disarm();
     let hyper = count(|listener| tokio::spawn(bare_hyper(listener)));
     let slice = count(|listener| {
         tokio::spawn(async move {
-            // Requests come back to back: a connection that waits past
-            // `release_after` (tests/http_idle.rs) makes hyper's state again, a cost
-            // per wait, not per request; kept out of this count.
-            let settings = Settings {
-                release_after: Duration::from_secs(60),
-                ..Settings::default()
-            };
             HttpServer::new(&SERVER, || ())
-                .with_settings(settings)
+                .with_settings(settings())
                 .serve(listener)
                 .await
                 .unwrap();
         })
     });
+    compare("HttpServer::new", hyper, slice);
+}
+
+#[test]
+fn concurrent_http_server_allocates_no_more_per_request_than_hyper_alone() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    counting::disarm();
+    // The service threads are the server's own, started by it: counted with the
+    // runtime's (as is any thread but this one, the client).
+    counting::count_every_thread();
+    let hyper = count(|listener| tokio::spawn(bare_hyper(listener)));
+    let slice = count(|listener| {
+        tokio::spawn(async move {
+            HttpServer::concurrent::<4, _>(&ASYNC, || ())
+                .with_settings(settings())
+                .serve(listener)
+                .await
+                .unwrap();
+        })
+    });
+    compare("HttpServer::concurrent", hyper, slice);
+}
+
+/// Fails if `slice`, the allocations of an `HttpServer`, counts one per request more
+/// than `hyper`'s.
+fn compare(what: &str, hyper: u64, slice: u64) {
     println!(
-        "allocations per request: hyper alone {:.2}, HttpServer {:.2} ({COUNTED} requests)",
+        "allocations per request: hyper alone {:.2}, {what} {:.2} ({COUNTED} requests)",
         hyper as f64 / COUNTED as f64,
         slice as f64 / COUNTED as f64
     );
@@ -184,6 +242,6 @@ fn http_server_allocates_no_more_per_request_than_hyper_alone() {
     // COUNTED more; the allowance is a hundredth of that.
     assert!(
         slice <= hyper + COUNTED / 100,
-        "HttpServer: {slice} allocations in {COUNTED} requests, hyper alone {hyper}"
+        "{what}: {slice} allocations in {COUNTED} requests, hyper alone {hyper}"
     );
 }

@@ -7,6 +7,7 @@
 //! | two calls of one batch are in flight at once, and a quick call of the batch completes while they wait | `a_batchs_calls_are_in_flight_at_once` |
 //! | the same status and replies as the blocking server's, for singles, notifications, batches (any order), invalid elements, parse errors, `[]`, a batch over the limit | `the_replies_are_the_blocking_servers` |
 //! | a request past its time limit is 503, and its handlers are dropped | `a_request_past_its_time_limit_is_503` |
+//! | a request whose handler panics is 503, and the worker that ran it is replaced | `a_handler_that_panics_is_503_and_its_worker_replaced` |
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -104,6 +105,15 @@ async fn quick<'p>(
     Ok(out.str("quick")?)
 }
 
+/// Panics (a handler's bug).
+async fn panics<'p>(
+    _: &mut Ctx<'_>,
+    _: Params<'p>,
+    _: &mut ResultWriter<'_>,
+) -> Result<(), RpcError<'p>> {
+    panic!("a handler's bug")
+}
+
 /// Small batches, so that one over the limit is short to write.
 const LIMITS: Limits = Limits::DEFAULT.max_batch(6);
 
@@ -119,6 +129,7 @@ async_method_table! {
         "hello" => hello_async,
         "wait" => wait,
         "quick" => quick,
+        "panics" => panics,
     }
 }
 
@@ -257,6 +268,24 @@ async fn the_replies_are_the_blocking_servers() {
             "{body}: {got} vs {want}"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_that_panics_is_503_and_its_worker_replaced() {
+    // One buffer pair: one worker, which the panic ends. Were it not replaced, the
+    // next request would find none, and wait past `LIMIT` (then `503`).
+    let (addr, _) = concurrent(Settings {
+        buffers: 1,
+        ..relaxed()
+    })
+    .await;
+    let (status, _) = post(addr, r#"{"jsonrpc":"2.0","method":"panics","id":1}"#).await;
+    assert_eq!(status, 503);
+    let (status, body) = post(addr, r#"{"jsonrpc":"2.0","method":"quick","id":2}"#).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (200, r#"{"jsonrpc":"2.0","result":"quick","id":2}"#)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -16,15 +16,20 @@
 //! at most the reply buffer's size of them; past it the rest are dropped), and
 //! dropped otherwise: a JSON reply has no room for them.
 //!
-//! The service's futures are not `Send`: each such request runs on tokio's blocking
-//! pool, its loop driven by `Handle::block_on` (the runtime's timers and I/O reach
-//! the handlers), within the request's time limit. Its memory is the buffer pair's
-//! (slots lent from it, taken at the pair's first such request and kept). Such a
-//! loop has no way to ask the client (`serve_from(None, ..)`): a handler's request
-//! fails at once, and the client is sent nothing it could not answer.
+//! The service's futures are not `Send`: each such request is answered by a worker on
+//! one of the server's service threads (`threads.rs`: a current-thread runtime each,
+//! whose timers and I/O reach the handlers; workers made once, at start-up), its loop
+//! awaited within the request's time limit. Its memory is the buffer pair's (slots
+//! lent from it, taken at the pair's first such request and kept): the request
+//! allocates nothing. Such a loop has no way to ask the client (`serve_from(None,
+//! ..)`): a handler's request fails at once, and the client is sent nothing it could
+//! not answer. A handler that spawns a task (`tokio::spawn`) spawns it on its service
+//! thread's runtime.
 //!
 //! A request whose handlers may ask the client (a gate's `Verdict::peer`) runs in a
-//! loop of its own kind (`Handlers::stream`): the request is its first frame, then
+//! loop of its own kind (`Handlers::stream`) on tokio's blocking pool instead, driven
+//! by `Handle::block_on`: a rare path, which keeps the pool's task (an allocation)
+//! and its thread hand-offs. The request is its first frame, then
 //! each response the client sends in another `POST` (routed to it by `peers.rs`);
 //! every message it writes goes out at once as an event (`stream.rs`), and its input
 //! ends once the reply is written. Its frames are as large as the body limit (a
@@ -35,6 +40,7 @@ use core::cell::Cell;
 use core::future::{poll_fn, Future};
 use core::pin::pin;
 use core::task::Poll;
+use std::boxed::Box;
 use std::sync::Arc;
 use std::time::Duration;
 use std::vec::Vec;
@@ -54,6 +60,7 @@ use crate::write::ResultWriter;
 use super::peers::Mailbox;
 use super::server::Buffers;
 use super::stream::event;
+use super::threads::{Jobs, Worker};
 
 /// The outbox of a loop whose handlers may ask the client.
 const PEER_OUTBOX: usize = 64 * 1024;
@@ -72,14 +79,16 @@ pub(super) struct Exchange {
 
 /// A [`ConcurrentServer`] with `N` slots, as the HTTP server calls it.
 pub(super) trait Handlers<S>: Send + Sync {
-    /// Answers the message in `buffers.body` into `buffers.reply`, within `limit`:
-    /// the reply's length, `None` past the limit. Blocks: call it off the runtime.
-    fn answer(
-        &self,
-        state: &S,
-        buffers: &mut Buffers,
-        limit: Duration,
-    ) -> Option<Result<usize, OutputTooSmall>>;
+    /// Worker `number` of a service thread (`threads.rs`): answers each job it takes
+    /// from `jobs` (the message in its pair's `body`, into its `reply`, within its
+    /// limit; `None` past it), each with a state `state` makes, until `jobs` closes.
+    /// Call it on the thread that runs it: its future is not `Send`.
+    fn worker(
+        self: Arc<Self>,
+        state: Arc<dyn Fn() -> S + Send + Sync>,
+        jobs: Arc<Jobs>,
+        number: usize,
+    ) -> Worker;
 
     /// Answers the request in `buffers.body` (a single request with an id), its
     /// handlers free to ask the client: every message sent as an event on
@@ -107,16 +116,18 @@ impl<T: 'static, const N: usize> Slotted<T, N> {
     }
 }
 
-impl<S, T, const N: usize> Handlers<S> for Slotted<T, N>
-where
-    T: for<'c> AsyncMethods<Call<'c, S>> + Sync + 'static,
-{
-    fn answer(
+impl<T: 'static, const N: usize> Slotted<T, N> {
+    /// Answers the message in `buffers.body` into `buffers.reply`, within `limit`:
+    /// the reply's length, `None` past the limit.
+    async fn answer<S>(
         &self,
         state: &S,
         buffers: &mut Buffers,
         limit: Duration,
-    ) -> Option<Result<usize, OutputTooSmall>> {
+    ) -> Option<Result<usize, OutputTooSmall>>
+    where
+        T: for<'c> AsyncMethods<Call<'c, S>> + Sync,
+    {
         let Buffers {
             body,
             reply,
@@ -189,7 +200,7 @@ where
         let (mut chunk, mut tokens) = ([0u8; 64], Tokens(count));
         {
             // Pinned where it is made: the service's future holds its slots' futures, and
-            // moved by value into the timeout and `block_on` it would be copied each time.
+            // moved by value into the timeout it would be copied each time.
             // Over HTTP the client cannot be asked here: its answer would need a
             // stream this reply is not.
             let serve = pin!(self.server.serve_from(
@@ -202,13 +213,32 @@ where
                 &mut tokens,
                 &mut collect,
             ));
-            self.runtime
-                .block_on(tokio::time::timeout(limit, serve))
-                .ok()?
-                .ok()?;
+            tokio::time::timeout(limit, serve).await.ok()?.ok()?;
         }
         let (len, kept, overflow) = (collect.len, collect.kept, collect.overflow);
         Some(finish(&self.base, reply, len, kept, overflow, batch))
+    }
+}
+
+impl<S: 'static, T, const N: usize> Handlers<S> for Slotted<T, N>
+where
+    T: for<'c> AsyncMethods<Call<'c, S>> + Sync + 'static,
+{
+    fn worker(
+        self: Arc<Self>,
+        state: Arc<dyn Fn() -> S + Send + Sync>,
+        jobs: Arc<Jobs>,
+        number: usize,
+    ) -> Worker {
+        Box::pin(async move {
+            while let Some(mut job) = jobs.next(number).await {
+                let (taken, limit, answered) = job.parts();
+                if let Some(taken) = taken {
+                    *answered = self.answer(&state(), taken.buffers(), limit).await;
+                }
+                // Dropped: the pair and the answer go back to the request's connection.
+            }
+        })
     }
 
     fn stream(&self, state: &S, buffers: &mut Buffers, limit: Duration, exchange: &Exchange) {
@@ -634,6 +664,19 @@ impl Collect<'_> {
         self.len = self.start;
     }
 
+    /// [`push`](Self::push) for each of `bytes`.
+    fn push_all(&mut self, bytes: &[u8]) {
+        let room = self.out.len().saturating_sub(self.len);
+        let n = bytes.len().min(room);
+        if let (Some(to), Some(from)) = (self.out.get_mut(self.len..self.len + n), bytes.get(..n)) {
+            to.copy_from_slice(from);
+            self.len += n;
+        }
+        if n < bytes.len() {
+            self.overflow = true;
+        }
+    }
+
     fn push(&mut self, byte: u8) {
         match self.out.get_mut(self.len) {
             Some(b) => {
@@ -648,8 +691,43 @@ impl Collect<'_> {
 impl Write for Collect<'_> {
     type Error = core::convert::Infallible;
 
-    async fn write_all(&mut self, bytes: &[u8]) -> Result<(), Self::Error> {
-        for &byte in bytes {
+    async fn write_all(&mut self, mut bytes: &[u8]) -> Result<(), Self::Error> {
+        while let Some((&byte, rest)) = bytes.split_first() {
+            // Inside a message that is kept (a single request's, a call's reply past
+            // its first byte): the run of it this write holds is copied at once,
+            // rather than a byte at a time through the states below. What it does
+            // is what they would do, byte by byte.
+            if let State::Body {
+                left,
+                keep,
+                first: false,
+            } = self.state
+            {
+                if self.single || keep {
+                    let run = left.min(bytes.len());
+                    let ends = run == left;
+                    // A call's reply without its closing bracket (its last byte).
+                    let copied = match (self.single, ends) {
+                        (false, true) => run.saturating_sub(1),
+                        _ => run,
+                    };
+                    self.push_all(&bytes[..copied]);
+                    if ends && self.single && !self.overflow {
+                        self.end_single();
+                    }
+                    self.state = match ends {
+                        true => State::Length(0),
+                        false => State::Body {
+                            left: left - run,
+                            keep,
+                            first: false,
+                        },
+                    };
+                    bytes = &bytes[run..];
+                    continue;
+                }
+            }
+            bytes = rest;
             self.state = match self.state {
                 State::Length(0) if byte == b':' => State::Length(0),
                 State::Length(n) if byte == b':' => State::Body {
@@ -709,5 +787,92 @@ impl Write for Collect<'_> {
 
     async fn flush(&mut self) -> Result<(), Self::Error> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `Collect` makes of `stream` written in pieces of `piece` bytes: the reply
+    /// (its length, the bytes), whether it overflowed, the events kept.
+    fn collect(stream: &[u8], piece: usize, single: bool, room: usize) -> (Vec<u8>, bool, Vec<u8>) {
+        let mut out = std::vec![0u8; room];
+        let mut events = Vec::new();
+        let mut collect = Collect {
+            out: &mut out,
+            len: 0,
+            kept: 0,
+            start: 0,
+            overflow: false,
+            state: State::Length(0),
+            single,
+            events: Some(Events {
+                out: &mut events,
+                room,
+                start: 0,
+                full: false,
+            }),
+        };
+        // `Waker::noop` is newer than the MSRV.
+        struct Noop;
+        impl std::task::Wake for Noop {
+            fn wake(self: Arc<Self>) {}
+        }
+        let waker = std::task::Waker::from(Arc::new(Noop));
+        for chunk in stream.chunks(piece) {
+            let mut write = pin!(collect.write_all(chunk));
+            let polled = write
+                .as_mut()
+                .poll(&mut core::task::Context::from_waker(&waker));
+            assert!(polled.is_ready());
+        }
+        let (len, overflow) = (collect.len, collect.overflow);
+        out.truncate(len);
+        (out, overflow, events)
+    }
+
+    #[test]
+    fn a_reply_is_collected_the_same_whatever_the_pieces_it_is_written_in() {
+        let sent = br#"{"jsonrpc":"2.0","method":"note","params":{}}"#;
+        let one = br#"[{"jsonrpc":"2.0","result":1,"id":1}]"#;
+        let two = br#"[{"jsonrpc":"2.0","result":"two","id":2}]"#;
+        let mut batch = Vec::new();
+        for message in [&one[..], &sent[..], &two[..]] {
+            batch.extend_from_slice(std::format!("{}:", message.len()).as_bytes());
+            batch.extend_from_slice(message);
+        }
+        let single_reply = br#"{"jsonrpc":"2.0","result":1,"id":1}"#;
+        let mut single = Vec::new();
+        for message in [&sent[..], &single_reply[..]] {
+            single.extend_from_slice(std::format!("{}:", message.len()).as_bytes());
+            single.extend_from_slice(message);
+        }
+        for (stream, is_single) in [(&batch, false), (&single, true)] {
+            // Room for all, and for less than all (the overflow).
+            for room in [1024, 40, 20] {
+                let whole = collect(stream, stream.len(), is_single, room);
+                for piece in 1..stream.len() {
+                    assert_eq!(
+                        collect(stream, piece, is_single, room),
+                        whole,
+                        "pieces of {piece}, room {room}"
+                    );
+                }
+            }
+        }
+        let (reply, overflow, events) = collect(&batch, batch.len(), false, 1024);
+        assert_eq!(
+            (&reply[..], overflow),
+            (
+                &br#"{"jsonrpc":"2.0","result":1,"id":1},{"jsonrpc":"2.0","result":"two","id":2}"#
+                    [..],
+                false
+            )
+        );
+        assert_eq!(events, [&b"data: "[..], sent, b"\n\n"].concat());
+        let (reply, _, events) = collect(&single, single.len(), true, 1024);
+        assert_eq!(reply, single_reply);
+        assert_eq!(events, [&b"data: "[..], sent, b"\n\n"].concat());
     }
 }

@@ -60,6 +60,7 @@ mod peers;
 mod pubsub;
 mod server;
 mod stream;
+mod threads;
 #[cfg(feature = "websocket")]
 #[cfg_attr(docsrs, doc(cfg(feature = "websocket")))]
 pub mod websocket;

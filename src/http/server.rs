@@ -28,6 +28,7 @@ use super::gate::{Head, Verdict};
 use super::listen::Listeners;
 use super::peers::{Peers, Route};
 use super::stream::{Reply, Streamed};
+use super::threads::{self, Back, CloseOnDrop, Job, Jobs};
 use crate::dispatch::AsyncMethods;
 use crate::io::accept::{is_per_connection, out_of_descriptors};
 use crate::service::concurrent::{Call, ConcurrentServer};
@@ -64,7 +65,8 @@ pub struct Settings {
     pub max_reply: usize,
     /// How many body and reply buffer pairs exist at most, so how many requests are
     /// read and answered at once; more wait for a pair (within their time limit).
-    /// Default 64.
+    /// For async handlers ([`HttpServer::concurrent`]) also how many workers answer
+    /// them, one per pair (see `threads.rs`). Default 64.
     pub buffers: usize,
     /// On shutdown, how long requests in flight may take to finish. Default 10 s.
     pub shutdown_grace: Duration,
@@ -144,8 +146,12 @@ where
     /// at once: a batch's calls each in a slot, so a slow call does not hold up the
     /// others (the batch is answered once all are, its replies in the order they
     /// completed); `state` makes what each request's calls share ([`Call::state`]).
-    /// Each request's calls run on tokio's blocking pool (the service's futures are
-    /// not `Send`), within [`Settings::request_timeout`]; the slots are lent from the
+    /// Each request's calls run on the server's service threads (the service's futures
+    /// are not `Send`): started when it starts serving, one per core (at most one per
+    /// buffer pair), each with its own current-thread runtime, on which a handler's
+    /// `tokio::spawn` spawns; ended when it stops. A call whose handlers may ask the
+    /// client ([`Verdict::peer`]) runs on tokio's blocking pool instead. Each request
+    /// is answered within [`Settings::request_timeout`]; the slots are lent from the
     /// request's buffer pair: `N + 2` frames of [`Settings::max_body`] and `N` replies
     /// of [`Settings::max_reply`]. Call it inside the tokio runtime that serves.
     ///
@@ -279,7 +285,25 @@ where
         shutdown: impl Future<Output = ()>,
     ) -> io::Result<()> {
         let settings = self.settings;
+        let workers = settings.buffers.max(1);
+        // The service threads of async handlers, for as long as this serves.
+        let jobs = match &self.server {
+            Methods::Blocking(_) => None,
+            Methods::Concurrent(_) => Some(Arc::new(Jobs::new(workers))),
+        };
+        // Closed however this ends (its future may be dropped, even while the threads
+        // start): their threads end with it.
+        let _close = jobs.clone().map(CloseOnDrop);
+        if let (Some(jobs), Methods::Concurrent(handlers)) = (&jobs, &self.server) {
+            let (handlers, context) = (handlers.clone(), self.context.clone());
+            let worker = move |jobs, number| {
+                let (handlers, context) = (handlers.clone(), context.clone());
+                handlers.worker(context, jobs, number)
+            };
+            threads::start(jobs, Arc::new(worker)).await;
+        }
         let shared = Arc::new(Shared {
+            jobs,
             server: self.server,
             context: self.context,
             gate: self.gate,
@@ -291,7 +315,7 @@ where
                     waiting: 0,
                 }),
                 returned: Notify::new(),
-                most: settings.buffers.max(1),
+                most: workers,
                 body: settings.max_body,
                 reply: settings.max_reply,
             }),
@@ -363,7 +387,7 @@ where
 enum Methods<C: 'static> {
     /// Called, on the connection's task.
     Blocking(&'static Server<C>),
-    /// Awaited in the concurrent service, on the blocking pool.
+    /// Awaited in the concurrent service, on the service threads (`threads.rs`).
     Concurrent(Arc<dyn Handlers<C>>),
 }
 
@@ -382,6 +406,8 @@ type Gate = dyn Fn(&Head<'_>) -> Verdict + Send + Sync;
 /// What every connection and request of one server shares.
 struct Shared<C: 'static> {
     server: Methods<C>,
+    /// The service threads' queue (async handlers only).
+    jobs: Option<Arc<Jobs>>,
     context: Arc<dyn Fn() -> C + Send + Sync>,
     gate: Option<Arc<Gate>>,
     listeners: Option<Listeners>,
@@ -406,7 +432,7 @@ struct Shared<C: 'static> {
 }
 
 /// One open connection, as the accept loop sees it.
-struct Conn {
+pub(super) struct Conn {
     id: u64,
     /// Requests in flight.
     busy: AtomicUsize,
@@ -427,6 +453,8 @@ struct Conn {
     /// The upgrade a `101` answered, taken by the connection once hyper lets it go.
     #[cfg(feature = "websocket")]
     upgrade: Mutex<Option<hyper::upgrade::OnUpgrade>>,
+    /// Where the service threads give its request's buffer pair back.
+    pub(super) back: Back,
 }
 
 impl Conn {
@@ -488,6 +516,7 @@ impl<C: 'static> Shared<C> {
             blocked: AtomicBool::new(false),
             #[cfg(feature = "websocket")]
             upgrade: Mutex::new(None),
+            back: Back::new(),
         });
         lock(&self.conns).push(conn.clone());
         conn
@@ -826,7 +855,14 @@ where
     };
     // The gate's view of the target: only kept when there is a gate.
     let target = shared.gate.as_ref().map(|_| (head.method, head.uri));
-    let mut answer = pin!(answer(&shared, head.headers, target, refused, incoming));
+    let mut answer = pin!(answer(
+        &shared,
+        &conn,
+        head.headers,
+        target,
+        refused,
+        incoming
+    ));
     let mut response = poll_fn(|cx| match answer.as_mut().poll(cx) {
         Poll::Ready(response) => Poll::Ready(response),
         Poll::Pending if conn.expired.load(Ordering::Acquire) => Poll::Ready(respond(
@@ -897,6 +933,7 @@ fn upgrade<C: 'static>(
 /// `refused`: the status of a request the rules refuse before its body is read.
 async fn answer<C: 'static>(
     shared: &Shared<C>,
+    conn: &Arc<Conn>,
     headers: HeaderMap,
     target: Option<(Method, Uri)>,
     mut refused: Option<StatusCode>,
@@ -1026,22 +1063,24 @@ where
             let body = held.as_deref().unwrap_or(body);
             server.handle(&mut context, body, reply).map(<[u8]>::len)
         }
-        (None, Methods::Concurrent(handlers)) => {
+        (None, Methods::Concurrent(_)) => {
             if let Some(first) = held.take() {
                 taken.buffers().body.extend_from_slice(&first);
             }
-            let (handlers, context) = (handlers.clone(), shared.context.clone());
+            // Answered by a worker of the service threads; the pair comes back in
+            // the connection's slot.
+            let (Some(jobs), Some(mut awaiting)) = (&shared.jobs, conn.back.send()) else {
+                return respond(headers, StatusCode::SERVICE_UNAVAILABLE, None);
+            };
             let limit = shared.settings.request_timeout;
-            let job = tokio::task::spawn_blocking(move || {
-                let answered = handlers.answer(&context(), taken.buffers(), limit);
-                (taken, answered)
-            });
-            match job.await {
-                Ok((back, Some(len))) => {
+            jobs.push(Job::new(taken, limit, conn.clone()));
+            match awaiting.answer().await {
+                (Some(back), Some(len)) => {
                     taken = back;
                     len
                 }
-                // Past the time limit (or a handler panicked).
+                // Past the time limit (or a handler panicked, or the server shut
+                // down first).
                 _ => return respond(headers, StatusCode::SERVICE_UNAVAILABLE, None),
             }
         }
@@ -1321,13 +1360,13 @@ impl Drop for Waiting<'_> {
 
 /// A pair out of the pool: back in it when dropped (answered, sent, or given up at
 /// the time limit).
-struct Taken {
+pub(super) struct Taken {
     buffers: Option<Box<Buffers>>,
     pool: Arc<Pool>,
 }
 
 impl Taken {
-    fn buffers(&mut self) -> &mut Buffers {
+    pub(super) fn buffers(&mut self) -> &mut Buffers {
         self.buffers.get_or_insert_with(|| {
             Box::new(Buffers {
                 body: Vec::new(),
