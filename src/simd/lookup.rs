@@ -5,8 +5,7 @@
 //! 256-bit registers, `xgetbv`; the answer kept in an atomic) unless the build enables
 //! it already (`-C target-cpu=x86-64-v3`). SSSE3 has the same lookups on 16 bytes, but
 //! without AVX's three-operand forms every step also copies a register: written and
-//! measured, it read 2.80 instructions a byte of French and CJK text against the
-//! masks' 2.87, so it is not kept (docs/perf/LOG.md).
+//! measured, it cost about what the masks cost, so it is not kept (docs/perf/LOG.md).
 //!
 //! The rule is Keiser and Lemire's ("Validating UTF-8 in less than one instruction per
 //! byte", 2021): every error UTF-8 can have shows in a pair of adjacent bytes, or is a
