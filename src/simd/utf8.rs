@@ -375,8 +375,17 @@ mod tests {
             &[0xF1, 0x80, 0x80, 0xC0],
         ];
         let mut checked = 0;
-        for fill in ["a", "é", "東"] {
-            for seq in sequences {
+        // Under Miri (which runs the masks only), after CJK text, every sixth sequence.
+        let fills: &[&str] = if cfg!(miri) {
+            &["東"]
+        } else {
+            &["a", "é", "東"]
+        };
+        for &fill in fills {
+            for (k, seq) in sequences.into_iter().enumerate() {
+                if cfg!(miri) && k % 6 != 0 {
+                    continue;
+                }
                 for at in (0..200).filter(|&at| tried(at)) {
                     let mut head: Vec<u8> = fill.repeat(at / fill.len()).into_bytes();
                     head.resize(at, b'a');
