@@ -13,8 +13,9 @@
 //! `cfg(jsonrpc_slice_fast)`, never the condition itself, and names it once per concern
 //! where it can (`#[cfg_attr(jsonrpc_slice_fast, path = "..._fast.rs")]`). See
 //! "The compact build" in `docs/DESIGN.md`. Nothing picks code by the CPU at run time
-//! but simdutf8 (with `std`): on x86_64, `-C target-cpu=x86-64-v3` gives the whole
-//! crate AVX2 and BMI.
+//! but the UTF-8 check on x86_64 (simdutf8 with `std`, AVX2 nibble lookups without,
+//! `src/simd/lookup.rs`): on x86_64, `-C target-cpu=x86-64-v3` gives the whole crate
+//! AVX2 and BMI.
 
 use std::env;
 

@@ -100,7 +100,8 @@
 //!   `SAFETY` comment, the loads stay inside the slice, and the tests (under Miri in
 //!   CI) and a fuzz target pin every body to the scalar one. One more block there:
 //!   without `std`, a decoded string's `&str` from the crate's own UTF-8 check, which
-//!   the tests and a fuzz target pin to `core::str::from_utf8`.
+//!   the tests and a fuzz target pin to `core::str::from_utf8` (on x86_64 that check
+//!   runs on AVX2 where the CPU has it, asked by `cpuid`).
 //!
 //! # Crate features
 //!

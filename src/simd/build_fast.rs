@@ -18,7 +18,8 @@ pub(super) use super::swar as body;
 
 /// Whether `b` is UTF-8 (strict, as `core::str::from_utf8` has it). With the `std`
 /// feature, simdutf8's SIMD check, the widest the CPU has (detected at run time);
-/// otherwise the crate's own, 64 bytes at a time by masks (`utf8.rs`). Only the
+/// otherwise the crate's own (`utf8.rs`): on x86_64 with AVX2 (detected at run time)
+/// by nibble lookups (`lookup.rs`), else 64 bytes at a time by masks. Only the
 /// verdict: where an error is, `core` says (the scanner asks it on the cold path).
 #[inline]
 pub(crate) fn is_utf8(b: &[u8]) -> bool {

@@ -14,7 +14,9 @@
 //!
 //! Built with `-C target-cpu=x86-64-v3` (AVX2, BMI1, BMI2), the SSE2 bodies get the VEX
 //! encoding and the scanner BMI's shifts and bit scans; nothing here picks a wider copy
-//! at run time (docs/perf/LOG.md has why).
+//! at run time (docs/perf/LOG.md has why). One routine does pick by the CPU: the UTF-8
+//! check of the fast build without `std` on x86_64 runs on AVX2 where `cpuid` says the
+//! CPU has it (`lookup.rs`, asked once), by SSE2's masks elsewhere (`utf8.rs`).
 //!
 //! The SIMD bodies are the only `unsafe` code of the crate (the intrinsics are `unsafe`
 //! functions, and a vector load reads through a raw pointer), with one more block: the
@@ -73,6 +75,11 @@ pub(crate) mod swar;
 // target can pin it to `core`'s.
 #[cfg(any(jsonrpc_slice_fast, test, fuzzing))]
 pub(crate) mod utf8;
+// The UTF-8 check by nibble lookups where an x86_64 CPU has AVX2 (asked at run time):
+// `utf8.rs` tries it first.
+#[cfg(all(target_arch = "x86_64", any(jsonrpc_slice_fast, test, fuzzing)))]
+#[cfg_attr(all(feature = "std", not(test), not(fuzzing)), allow(dead_code))]
+pub(crate) mod lookup;
 // What the build takes of the bodies, and on the fast build the routines only its
 // scanner calls (`plain_ascii_mask`, `string_classes`, `is_utf8`): one file each, all
 // of it re-exported here.
@@ -175,8 +182,10 @@ pub mod fuzzing {
         ))
     }
 
-    /// Whether the UTF-8 check of the build without `std` (`utf8.rs`) finds `b` UTF-8,
-    /// and whether its classes of the 64 bytes at each offset are the scalar body's.
+    /// Whether the UTF-8 check of the build without `std` (`utf8.rs`) finds `b` UTF-8;
+    /// asserts that its two ways, the masks and (where the CPU has AVX2) the nibble
+    /// lookups of `lookup.rs`, agree, and that its classes of the 64 bytes at each
+    /// offset are the scalar body's.
     pub fn utf8(b: &[u8]) -> bool {
         for block in b.windows(64) {
             let Ok(block) = <&[u8; 64]>::try_from(block) else {
@@ -188,7 +197,13 @@ pub mod fuzzing {
                 "utf8_classes"
             );
         }
-        super::utf8::is_utf8(b)
+        let masks = super::utf8::by_masks(b);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(lookups) = super::lookup::is_utf8(b) {
+            assert_eq!(lookups, masks, "the lookups and the masks");
+        }
+        assert_eq!(super::utf8::is_utf8(b), masks, "is_utf8");
+        masks
     }
 
     /// The scalar body: the oracle.

@@ -34,9 +34,21 @@ pub(crate) struct Utf8Classes {
     pub(crate) special: u64,
 }
 
-/// Whether `b` is UTF-8 (strict, as `core::str::from_utf8` has it).
+/// Whether `b` is UTF-8 (strict, as `core::str::from_utf8` has it): by nibble lookups
+/// where the CPU has AVX2 (`lookup.rs`), else by the masks ([`by_masks`]).
 #[cfg_attr(all(feature = "std", not(test), not(fuzzing)), allow(dead_code))]
+#[inline]
 pub(crate) fn is_utf8(b: &[u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(yes) = super::lookup::is_utf8(b) {
+        return yes;
+    }
+    by_masks(b)
+}
+
+/// [`is_utf8`] by the masks of [`Utf8Classes`], 64 bytes at a time.
+#[cfg_attr(all(feature = "std", not(test), not(fuzzing)), allow(dead_code))]
+pub(crate) fn by_masks(b: &[u8]) -> bool {
     // The continuation bytes the block before expects at the start of this one.
     let mut open = 0u64;
     let mut blocks = b.chunks_exact(64);
@@ -203,13 +215,16 @@ mod tests {
         }
     }
 
+    /// Every way of the check says what `core` says: the masks, the nibble lookups
+    /// where the CPU has SSSE3, and the one the build picks.
     fn agree(b: &[u8]) {
-        assert_eq!(
-            is_utf8(b),
-            core::str::from_utf8(b).is_ok(),
-            "{b:02x?} ({} bytes)",
-            b.len()
-        );
+        let want = core::str::from_utf8(b).is_ok();
+        assert_eq!(by_masks(b), want, "masks: {b:02x?} ({} bytes)", b.len());
+        #[cfg(target_arch = "x86_64")]
+        if let Some(yes) = super::super::lookup::is_utf8(b) {
+            assert_eq!(yes, want, "lookups: {b:02x?} ({} bytes)", b.len());
+        }
+        assert_eq!(is_utf8(b), want, "{b:02x?} ({} bytes)", b.len());
     }
 
     /// Characters of every width and every special lead, at every offset of the first
@@ -307,7 +322,7 @@ mod tests {
         let pieces: [&str; 6] = ["é", "€", "東", "😀", "한", "abc"];
         let mut next = numbers(0x9E37_79B9_7F4A_7C15);
         for _ in 0..if cfg!(miri) { 100 } else { 20_000 } {
-            let len = (next() % 300) as usize;
+            let len = (next() % 400) as usize;
             let mut b = Vec::with_capacity(len + 8);
             while b.len() < len {
                 if next() % 16 == 0 {
@@ -322,6 +337,94 @@ mod tests {
         assert!(
             checked > if cfg!(miri) { 500 } else { 100_000 },
             "{checked}"
+        );
+    }
+
+    /// Sequences at the edges of what UTF-8 allows (overlongs, surrogates, past
+    /// U+10FFFF, lone continuation bytes and leads, and the valid ones beside each), at
+    /// every offset of the first three blocks, after ASCII, two- and three-byte text,
+    /// whole and cut after each of their bytes, then the end of the input, more text,
+    /// two blocks of ASCII and then non-ASCII text, or a block of ASCII and then the
+    /// rest of the sequence.
+    #[test]
+    fn is_utf8_is_core_on_edge_sequences_cut_anywhere() {
+        let sequences: [&[u8]; 24] = [
+            &[0xC0, 0x80],
+            &[0xC1, 0xBF],
+            &[0xC2, 0x80],
+            &[0xDF, 0xBF],
+            &[0xE0, 0x80, 0x80],
+            &[0xE0, 0x9F, 0xBF],
+            &[0xE0, 0xA0, 0x80],
+            &[0xED, 0x9F, 0xBF],
+            &[0xED, 0xA0, 0x80],
+            &[0xED, 0xBF, 0xBF],
+            &[0xEF, 0xBF, 0xBF],
+            &[0xF0, 0x80, 0x80, 0x80],
+            &[0xF0, 0x8F, 0xBF, 0xBF],
+            &[0xF0, 0x90, 0x80, 0x80],
+            &[0xF4, 0x8F, 0xBF, 0xBF],
+            &[0xF4, 0x90, 0x80, 0x80],
+            &[0xF5, 0x80, 0x80, 0x80],
+            &[0xF8, 0x88, 0x80, 0x80, 0x80],
+            &[0xFF],
+            &[0x80],
+            &[0xBF, 0xBF],
+            &[0xE1, 0x80, 0x80, 0x80],
+            &[0xC3, 0xA9, 0xA9],
+            &[0xF1, 0x80, 0x80, 0xC0],
+        ];
+        let mut checked = 0;
+        // Under Miri (which runs the masks only), after CJK text, every sixth sequence.
+        let fills: &[&str] = if cfg!(miri) {
+            &["東"]
+        } else {
+            &["a", "é", "東"]
+        };
+        for &fill in fills {
+            for (k, seq) in sequences.into_iter().enumerate() {
+                if cfg!(miri) && k % 6 != 0 {
+                    continue;
+                }
+                for at in (0..200).filter(|&at| tried(at)) {
+                    let mut head: Vec<u8> = fill.repeat(at / fill.len()).into_bytes();
+                    head.resize(at, b'a');
+                    for cut in 1..=seq.len() {
+                        let mut b = head.clone();
+                        b.extend_from_slice(&seq[..cut]);
+                        agree(&b);
+                        let mut more = b.clone();
+                        more.extend_from_slice(fill.repeat(40).as_bytes());
+                        agree(&more);
+                        // A whole block of ASCII after the cut, then more non-ASCII
+                        // text: the open character is found in between.
+                        b.extend_from_slice(&[b'a'; 130]);
+                        b.extend_from_slice("é東".repeat(20).as_bytes());
+                        agree(&b);
+                        // The rest of the sequence after a block of ASCII, at the start
+                        // of the next block: no sequence spans the ASCII between.
+                        let mut resumed = head.clone();
+                        resumed.extend_from_slice(&seq[..cut]);
+                        resumed.resize(resumed.len().next_multiple_of(64) + 64, b'a');
+                        resumed.extend_from_slice(&seq[cut..]);
+                        resumed.extend_from_slice("é東".repeat(20).as_bytes());
+                        agree(&resumed);
+                        checked += 4;
+                    }
+                }
+            }
+        }
+        assert!(checked > if cfg!(miri) { 100 } else { 10_000 }, "{checked}");
+    }
+
+    /// The lookups run wherever the CPU has AVX2, so that the tests above pin them (and
+    /// not only the masks) on such a host.
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[test]
+    fn the_lookups_run_where_the_cpu_has_them() {
+        assert_eq!(
+            super::super::lookup::available(),
+            std::is_x86_feature_detected!("avx2")
         );
     }
 
