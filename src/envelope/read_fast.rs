@@ -3,7 +3,8 @@
 //!
 //! [`object`], the member loop, is the one reader of an object. Its first guess is
 //! the order most senders write a request in ([`usual`]: `{"jsonrpc":"2.0",`, then
-//! `"method":`, `,"params":` and `,"id":`, or the id first, no whitespace), each key
+//! `"method":`, `,"params":` and `,"id":`, or the id first, or `jsonrpc` last; no
+//! whitespace, or one space after each `:` and `,` throughout), each key
 //! compared whole and each value read by the rule its member expects; where the
 //! message stops being so, the loop reads on from there, any key in any order (the
 //! envelope's names a word at a time, [`known_key`], others by the walk's own rule,
@@ -292,62 +293,101 @@ fn after_value(input: &[u8], end: usize) -> Option<Next> {
 /// The member loop's first guess, the object whose `{` is at `at` as most senders
 /// write a request: [`OPENING`], then `"method":` and a string, `,"params":` and an
 /// array or an object, and `,"id":` and a number or a string, in this order or with the
-/// id right after the opening, no whitespace. Reads the members so written into
-/// `slots`, each value by the scanner's rules (at most `inner` containers open inside
-/// it), and says where the loop goes on: at the first key that is not so (the loop
-/// reads it), or after the object. `None` at anything that is not valid JSON.
+/// id right after the opening, or the opening left out and [`CLOSING`] after the id;
+/// no whitespace, or one space after each `:` and `,` as Python's `json.dumps` writes
+/// them ([`OPENING_SPACED`]: the opening says which, and the rest is read so
+/// spelled). Reads the members so written into `slots`, each value by the scanner's
+/// rules (at most `inner` containers open inside it), and says where the loop goes on:
+/// at the first key that is not so (the loop reads it), or after the object. `None` at
+/// anything that is not valid JSON.
 #[inline(always)]
 fn usual<O: Offset>(input: &[u8], at: usize, inner: u16, spans: &mut Spans<O>) -> Option<Next> {
-    if at_bytes(input, at) != Some(OPENING) {
-        let i = skip_ws(input, at + 1);
-        return Some(if byte_at(input, i) == b'}' {
-            Next::End(i + 1)
-        } else {
-            Next::Key(i)
-        });
+    if at_bytes(input, at) == Some(OPENING) {
+        return usual_after::<false, false, O>(input, at + OPENING.len(), inner, spans);
     }
-    let version = at + OPENING.len() - 1 - VERSION_LEXEME.len();
-    spans.fill(Member::Jsonrpc, version, version + VERSION_LEXEME.len());
-    let mut key = at + OPENING.len();
+    // The method first, `jsonrpc` last (as ethers.js writes a request).
+    if at_bytes(input, at + 1) == Some(METHOD) {
+        return usual_after::<false, true, O>(input, at + 1, inner, spans);
+    }
+    // Asked after the byte where the two openings differ first (the space after the
+    // `:`): a message that begins otherwise pays one compare for it.
+    if byte_at(input, at + SPACE_AT) == b' ' && at_bytes(input, at) == Some(OPENING_SPACED) {
+        return usual_after::<true, false, O>(input, at + OPENING_SPACED.len(), inner, spans);
+    }
+    let i = skip_ws(input, at + 1);
+    Some(if byte_at(input, i) == b'}' {
+        Next::End(i + 1)
+    } else {
+        Next::Key(i)
+    })
+}
+
+/// [`usual`] after its opening, which ends at `key` (the `"2.0"` and the separator
+/// just before it), `SPACED` when the opening had a space after its `:` and `,`: the
+/// rest of the members so spelled. With `JSONRPC_LAST`, there was no opening (`key`
+/// is the method's, just after the `{`), and [`CLOSING`] is asked for after the id.
+#[inline(always)]
+fn usual_after<const SPACED: bool, const JSONRPC_LAST: bool, O: Offset>(
+    input: &[u8],
+    mut key: usize,
+    inner: u16,
+    spans: &mut Spans<O>,
+) -> Option<Next> {
+    // The separator after a value: `,`, or `, `.
+    let sep = 1 + SPACED as usize;
+    if !JSONRPC_LAST {
+        let version = key - sep - VERSION_LEXEME.len();
+        spans.fill(Member::Jsonrpc, version, version + VERSION_LEXEME.len());
+    }
     // The id first (asked only when the method is not: the usual order, method first,
     // pays nothing for it).
-    if at_bytes(input, key) != Some(METHOD) {
-        if at_bytes(input, key) != Some(ID_FIRST) {
+    if spelled::<SPACED, 9, 10>(input, key, METHOD, METHOD_SPACED).is_none() {
+        let Some(start) = spelled::<SPACED, 5, 6>(input, key, ID_FIRST, ID_FIRST_SPACED) else {
             return Some(Next::Key(skip_ws_after_separator(input, key)));
-        }
-        let start = key + ID_FIRST.len();
+        };
         let Some(end) = id(input, start)? else {
             return Some(Next::Key(key));
         };
         spans.fill(Member::Id, start, end);
-        if byte_at(input, end) != b',' || at_bytes(input, end + 1) != Some(METHOD) {
+        let method_next = byte_at(input, end) == b','
+            && (!SPACED || byte_at(input, end + 1) == b' ')
+            && spelled::<SPACED, 9, 10>(input, end + sep, METHOD, METHOD_SPACED).is_some();
+        if !method_next {
             return after_value(input, end);
         }
-        key = end + 1;
+        key = end + sep;
     }
-    let start = key + METHOD.len();
+    let start = key
+        + if SPACED {
+            METHOD_SPACED.len()
+        } else {
+            METHOD.len()
+        };
     if byte_at(input, start) != b'"' {
         return Some(Next::Key(key));
     }
     let mut end = scan::string(input, start).ok()?;
     spans.fill(Member::Method, start, end);
-    if at_bytes(input, end) == Some(PARAMS) {
-        let start = end + PARAMS.len();
+    if let Some(start) = spelled::<SPACED, 10, 12>(input, end, PARAMS, PARAMS_SPACED) {
         let close = match byte_at(input, start) {
             b'[' => array(input, start, inner)?,
             b'{' => scan::value(input, start, inner).ok()?,
-            _ => return Some(Next::Key(end + 1)),
+            _ => return Some(Next::Key(end + sep)),
         };
         spans.fill(Member::Params, start, close);
         end = close;
     }
-    if at_bytes(input, end) == Some(ID) {
-        let start = end + ID.len();
+    if let Some(start) = spelled::<SPACED, 6, 8>(input, end, ID, ID_SPACED) {
         let Some(close) = id(input, start)? else {
-            return Some(Next::Key(end + 1));
+            return Some(Next::Key(end + sep));
         };
         spans.fill(Member::Id, start, close);
         end = close;
+    }
+    if JSONRPC_LAST && at_bytes(input, end) == Some(CLOSING) {
+        let version = end + CLOSING.len() - VERSION_LEXEME.len();
+        spans.fill(Member::Jsonrpc, version, version + VERSION_LEXEME.len());
+        end += CLOSING.len();
     }
     after_value(input, end)
 }
@@ -356,21 +396,61 @@ fn usual<O: Offset>(input: &[u8], at: usize, inner: u16, spans: &mut Spans<O>) -
 /// `{`, `jsonrpc` as its first member with the value `"2.0"`, and the comma after it.
 /// Valid JSON as it stands, so [`usual`] compares it whole and reads on after it.
 const OPENING: &[u8; 17] = b"{\"jsonrpc\":\"2.0\",";
-// OPENING's version is `VERSION_LEXEME`, just before its comma.
+/// [`OPENING`] with a space after the `:` and the `,`, as Python's `json.dumps` (web3.py)
+/// writes it.
+const OPENING_SPACED: &[u8; 19] = b"{\"jsonrpc\": \"2.0\", ";
+/// Where [`OPENING_SPACED`] has its first space, and [`OPENING`] not.
+const SPACE_AT: usize = 11;
+/// The last member of a request as ethers.js writes it, `jsonrpc` after the id.
+const CLOSING: &[u8; 16] = b",\"jsonrpc\":\"2.0\"";
+// Each opening's version is `VERSION_LEXEME`, just before its separator, the closing's
+// at its end; the openings are the same up to the space.
 const _: () = {
-    let at = OPENING.len() - VERSION_LEXEME.len() - 1;
+    let (at, spaced_at, closing_at) = (
+        OPENING.len() - VERSION_LEXEME.len() - 1,
+        OPENING_SPACED.len() - VERSION_LEXEME.len() - 2,
+        CLOSING.len() - VERSION_LEXEME.len(),
+    );
     let mut k = 0;
     while k < VERSION_LEXEME.len() {
         assert!(OPENING[at + k] == VERSION_LEXEME[k]);
+        assert!(OPENING_SPACED[spaced_at + k] == VERSION_LEXEME[k]);
+        assert!(CLOSING[closing_at + k] == VERSION_LEXEME[k]);
         k += 1;
     }
+    let mut k = 0;
+    while k < SPACE_AT {
+        assert!(OPENING[k] == OPENING_SPACED[k]);
+        k += 1;
+    }
+    assert!(OPENING[SPACE_AT] != b' ' && OPENING_SPACED[SPACE_AT] == b' ');
 };
 
-/// The other keys of [`usual`], with the bytes around them.
+/// The other keys of [`usual`], with the bytes around them, compact and spaced.
 const METHOD: &[u8; 9] = b"\"method\":";
 const PARAMS: &[u8; 10] = b",\"params\":";
 const ID: &[u8; 6] = b",\"id\":";
 const ID_FIRST: &[u8; 5] = b"\"id\":";
+const METHOD_SPACED: &[u8; 10] = b"\"method\": ";
+const PARAMS_SPACED: &[u8; 12] = b", \"params\": ";
+const ID_SPACED: &[u8; 8] = b", \"id\": ";
+const ID_FIRST_SPACED: &[u8; 6] = b"\"id\": ";
+
+/// Whether the bytes at `i` are `compact` (or `spaced`, when `SPACED`): the offset
+/// after them.
+#[inline(always)]
+fn spelled<const SPACED: bool, const N: usize, const M: usize>(
+    input: &[u8],
+    i: usize,
+    compact: &[u8; N],
+    spaced: &[u8; M],
+) -> Option<usize> {
+    if SPACED {
+        (at_bytes(input, i) == Some(spaced)).then_some(i + M)
+    } else {
+        (at_bytes(input, i) == Some(compact)).then_some(i + N)
+    }
+}
 
 /// The `N` bytes at `i`, if there are so many.
 #[inline(always)]
@@ -901,6 +981,18 @@ mod tests {
         r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
         // The id first and last: read whole, the id marked as given twice.
         r#"{"jsonrpc":"2.0","id":1,"method":"m","id":2}"#,
+        // One space after each `:` and `,` (Python's `json.dumps`).
+        r#"{"jsonrpc": "2.0", "method": "eth_getBalance", "params": ["0x6c", "latest"], "id": 1}"#,
+        r#"{"jsonrpc": "2.0", "id": "r", "method": "m", "params": {"a": [1, {"b": null}]}}"#,
+        r#"{"jsonrpc": "2.0", "method": "ping", "id": -0.5}"#,
+        r#"{"jsonrpc": "2.0", "method": "ping"}"#,
+        r#"{"jsonrpc": "2.0", "id": 1, "method": "m", "id": 2}"#,
+        // The method first and `jsonrpc` last (ethers.js).
+        r#"{"method":"eth_getBalance","params":["0x6c","latest"],"id":1,"jsonrpc":"2.0"}"#,
+        r#"{"method":"m","params":{"a":[1]},"id":"x","jsonrpc":"2.0"}"#,
+        r#"{"method":"ping","jsonrpc":"2.0"}"#,
+        r#"{"method":"ping","id":7,"jsonrpc":"2.0"} "#,
+        r#"{"method":"m","id":1}"#,
     ];
 
     /// Requests almost so, which it gives up on (and the quick reader reads): another
@@ -920,5 +1012,23 @@ mod tests {
         r#"{"jsonrpc":"2.0","id":[1],"method":"m"}"#,
         r#"{"jsonrpc":"2.0","id":1 ,"method":"m"}"#,
         r#"{"jsonrpc":"1.0","method":"m","id":1}"#,
+        // Spaced, but not all of it so, or compact after a spaced opening.
+        r#"{"jsonrpc": "2.0","method":"m","id":1}"#,
+        r#"{"jsonrpc": "2.0", "method":"m", "id": 1}"#,
+        r#"{"jsonrpc": "2.0", "method": "m","params":[1], "id": 1}"#,
+        r#"{"jsonrpc": "2.0", "method": "m", "params": [1],"id": 1}"#,
+        r#"{"jsonrpc": "2.0", "method": "m", "params": [1], "id":  1}"#,
+        r#"{"jsonrpc": "2.0", "method": "m", "params": "p", "id": 1}"#,
+        r#"{"jsonrpc": "2.0", "id": 1,"method": "m"}"#,
+        r#"{"jsonrpc": "2.0", "id": 1 , "method": "m"}"#,
+        r#"{"jsonrpc": "2.0",  "method": "m"}"#,
+        r#"{"jsonrpc" : "2.0", "method": "m"}"#,
+        // `jsonrpc` last, but not so written.
+        r#"{"method":"m","id":1,"jsonrpc":"2.0","x":1}"#,
+        r#"{"method":"m","id":1,"jsonrpc": "2.0"}"#,
+        r#"{"method":"m","id":1,"jsonrpc":"1.0"}"#,
+        r#"{"method":"m","id":1,"jsonrpc":"2.0","jsonrpc":"2.0"}"#,
+        r#"{"method":"m","jsonrpc":"2.0","id":1}"#,
+        r#"{"method": "m","id":1,"jsonrpc":"2.0"}"#,
     ];
 }
