@@ -10,11 +10,9 @@
 //! | `Limits::max_batch(0)`: a batch is one `-32600` with `id: null`, a single call is answered | `no_batches_is_one_invalid_request` |
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use hyper::header::{HeaderName, HeaderValue};
 use hyper::StatusCode;
-use jsonrpc_slice::frame::sse::{SseAccumulator, SseFeed};
 use jsonrpc_slice::http::gate::{local_origin, Verdict};
 use jsonrpc_slice::http::{HttpServer, Settings};
 use jsonrpc_slice::service::concurrent::{Call, ConcurrentServer};
@@ -24,10 +22,7 @@ use tokio::net::TcpListener;
 
 #[path = "common/raw_http.rs"]
 mod raw_http;
-use raw_http::Head;
-
-/// The longest any step waits.
-const LIMIT: Duration = Duration::from_secs(10);
+use raw_http::{Head, LIMIT};
 
 type Ctx<'c> = Call<'c, ()>;
 
@@ -136,28 +131,14 @@ async fn the_gate_answers_what_it_refuses() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reply_as_events_carries_the_calls_notifications_first() {
     let addr = server().await;
-    let reply = send(
-        addr,
-        "POST",
-        &[("Accept", "application/json, text/event-stream")],
-        CALL,
-    )
-    .await;
-    assert_eq!(reply.status, 200);
+    let events = [("Accept", "application/json, text/event-stream")];
+    let mut reply = raw_http::open(addr, "POST", "/mcp", &events, CALL).await;
+    assert_eq!(reply.head.status, 200);
     assert_eq!(reply.header("content-type"), Some("text/event-stream"));
     assert_eq!(reply.header("x-gate"), Some("seen"));
-    let mut reader = SseAccumulator::<1024>::new();
-    let mut input = &reply.body[..];
     let mut messages = Vec::new();
-    loop {
-        match reader.feed_event(input) {
-            SseFeed::Consumed => break,
-            SseFeed::Event { event, remaining } => {
-                messages.push(serde_json::from_slice::<Value>(event.data).unwrap());
-                input = remaining;
-            }
-            SseFeed::Oversized { .. } => panic!("oversized"),
-        }
+    while let Some(message) = reply.next().await {
+        messages.push(message);
     }
     let note = |step| json!({"jsonrpc": "2.0", "method": "progress", "params": {"step": step}});
     assert_eq!(

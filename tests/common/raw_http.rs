@@ -111,11 +111,15 @@ impl Open {
         use jsonrpc_slice::frame::sse::SseFeed;
         tokio::time::timeout(LIMIT, async {
             loop {
-                if let SseFeed::Event { event, remaining } = self.sse.feed_event(&self.unfed) {
-                    let message = serde_json::from_slice(event.data).unwrap();
-                    let rest = remaining.len();
-                    self.unfed.drain(..self.unfed.len() - rest);
-                    return Some(message);
+                match self.sse.feed_event(&self.unfed) {
+                    SseFeed::Event { event, remaining } => {
+                        let message = serde_json::from_slice(event.data).unwrap();
+                        let rest = remaining.len();
+                        self.unfed.drain(..self.unfed.len() - rest);
+                        return Some(message);
+                    }
+                    SseFeed::Oversized { .. } => panic!("an event over the reader's 4 KiB"),
+                    SseFeed::Consumed => {}
                 }
                 self.unfed.clear();
                 if let Some(length) = self.length {
