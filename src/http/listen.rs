@@ -22,6 +22,7 @@
 //!
 //! [`Verdict::listen`]: super::gate::Verdict::listen
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use std::vec::Vec;
@@ -30,7 +31,7 @@ use hyper::body::Bytes;
 use tokio::sync::mpsc;
 
 use super::server::lock;
-use crate::frame::sse::SseWriter;
+use super::stream::event;
 
 /// How many messages wait for a stream's client at most.
 pub const DEPTH: usize = 64;
@@ -72,7 +73,7 @@ struct Inner {
     /// The most streams at once (at least one).
     most: usize,
     /// Tells the streams apart across reopenings of one scope.
-    serial: Mutex<u64>,
+    serial: AtomicU64,
 }
 
 struct Open {
@@ -109,7 +110,7 @@ impl Listeners {
             inner: Arc::new(Inner {
                 open: Mutex::new(Vec::new()),
                 most: most.max(1),
-                serial: Mutex::new(0),
+                serial: AtomicU64::new(0),
             }),
         }
     }
@@ -168,11 +169,7 @@ impl Listeners {
     /// of the set when its body is dropped.
     pub(super) fn open(&self, scope: u64) -> (mpsc::Receiver<Bytes>, Leave) {
         let (events, receiver) = mpsc::channel(DEPTH);
-        let serial = {
-            let mut serial = lock(&self.inner.serial);
-            *serial += 1;
-            *serial
-        };
+        let serial = self.inner.serial.fetch_add(1, Ordering::Relaxed);
         let mut open = lock(&self.inner.open);
         open.retain(|o| o.scope != scope);
         while open.len() >= self.inner.most {
@@ -207,24 +204,6 @@ impl Drop for Leave {
     fn drop(&mut self) {
         lock(&self.inner.open).retain(|o| o.serial != self.serial);
     }
-}
-
-/// `message` as one server-sent event: a `data:` line for each of its lines.
-fn event(message: &[u8]) -> Bytes {
-    // Each line costs `data: ` and its end; the event, its blank line.
-    let lines = 1 + message
-        .iter()
-        .filter(|&&b| b == b'\n' || b == b'\r')
-        .count();
-    let mut buf = std::vec![0; message.len() + lines * 7 + 1];
-    let mut writer = SseWriter::new(&mut buf);
-    // Room for every line: not refused (no id or type to check).
-    let len = match writer.event(None, None, message) {
-        Ok(()) => writer.len(),
-        Err(_) => 0,
-    };
-    buf.truncate(len);
-    Bytes::from(buf)
 }
 
 #[cfg(test)]

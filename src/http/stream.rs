@@ -21,6 +21,7 @@ use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use super::listen::{Leave, KEEP_ALIVE};
 use super::server::Lent;
+use crate::frame::sse::SseWriter;
 
 /// How many events wait for the client at most.
 pub(super) const DEPTH: usize = 16;
@@ -139,15 +140,23 @@ impl Body for Reply {
     }
 }
 
-/// One server-sent event holding `message` (the codec's messages hold no line break).
+/// One server-sent event holding `message`: a `data:` line for each of its lines (the
+/// codec's messages hold no line break: one line, of exactly the bytes it needs).
 pub(super) fn event(message: &[u8]) -> Bytes {
-    const DATA: &[u8] = b"data: ";
-    const END: &[u8] = b"\n\n";
-    let mut event = std::vec::Vec::with_capacity(DATA.len() + message.len() + END.len());
-    event.extend_from_slice(DATA);
-    event.extend_from_slice(message);
-    event.extend_from_slice(END);
-    Bytes::from(event)
+    // Each line costs `data: ` and its end; the event, its blank line.
+    let lines = 1 + message
+        .iter()
+        .filter(|&&b| b == b'\n' || b == b'\r')
+        .count();
+    let mut buf = std::vec![0; message.len() + lines * 7 + 1];
+    let mut writer = SseWriter::new(&mut buf);
+    // Room for every line: not refused (no id or type to check).
+    let len = match writer.event(None, None, message) {
+        Ok(()) => writer.len(),
+        Err(_) => 0,
+    };
+    buf.truncate(len);
+    Bytes::from(buf)
 }
 
 #[cfg(test)]
