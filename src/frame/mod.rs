@@ -183,14 +183,14 @@ impl<const N: usize> Framer for sse::SseAccumulator<N> {
         N
     }
 
-    fn reply_header<'s>(&self, _: usize, _: &'s mut [u8; 40]) -> &'s [u8] {
-        b"data: "
-    }
-
     // The codec's replies hold no line break: one `data:` line, then the blank line
     // that ends the event.
+    fn reply_header<'s>(&self, _: usize, _: &'s mut [u8; 40]) -> &'s [u8] {
+        sse::DATA
+    }
+
     fn reply_trailer(&self) -> &'static [u8] {
-        b"\n\n"
+        sse::EVENT_END
     }
 }
 

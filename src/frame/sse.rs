@@ -16,6 +16,14 @@
 
 pub use super::{EndOfInput, FeedResult};
 
+/// How a message of one line is one event: `data: `, the message, then the line end
+/// and the blank line that end the event. The codec's messages hold no line break, so
+/// every reply and notification it writes goes this way ([`SseWriter::event`] splits
+/// any other text into lines).
+pub(crate) const DATA: &[u8] = b"data: ";
+/// The end of a one-line event: see [`DATA`].
+pub(crate) const EVENT_END: &[u8] = b"\n\n";
+
 /// An event or comment that did not fit in the writer's buffer (nothing of it was
 /// written), or a field value that may not hold a line break (an id, a type).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -50,7 +50,7 @@ use tokio::sync::mpsc;
 
 use crate::dispatch::{AsyncMethods, Failure, MethodTable, OutputTooSmall, Server};
 use crate::envelope::{self, Envelope};
-use crate::frame::{EndOfInput, FeedResult, Framer};
+use crate::frame::{sse, EndOfInput, FeedResult, Framer};
 use crate::id::Id;
 use crate::outbox::{LentOutbox, SharedOutbox};
 use crate::raw::RawJson;
@@ -609,8 +609,8 @@ struct Collect<'r> {
     single: bool,
 }
 
-/// The messages handlers sent on their own, as server-sent events: `data: `, the
-/// message, a blank line (the codec's messages hold no line break).
+/// The messages handlers sent on their own, as server-sent events of one line each
+/// ([`sse::DATA`]: the codec's messages hold no line break).
 struct Events<'r> {
     out: &'r mut Vec<u8>,
     /// The most bytes kept.
@@ -628,11 +628,11 @@ impl Events<'_> {
         }
         if first {
             self.start = self.out.len();
-            self.out.extend_from_slice(b"data: ");
+            self.out.extend_from_slice(sse::DATA);
         }
         self.out.push(byte);
         if last {
-            self.out.extend_from_slice(b"\n\n");
+            self.out.extend_from_slice(sse::EVENT_END);
         }
         if self.out.len() > self.room {
             self.out.truncate(self.start);

@@ -1173,8 +1173,7 @@ fn peer_message(body: &[u8]) -> PeerMessage {
 /// sent on their own (already events, in `events`), then the reply as one; those
 /// messages are dropped when they do not fit with it. The new length.
 fn as_events(buffers: &mut Buffers, len: usize) -> usize {
-    const DATA: &[u8] = b"data: ";
-    const END: &[u8] = b"\n\n";
+    use crate::frame::sse::{DATA, EVENT_END as END};
     let Buffers { reply, events, .. } = buffers;
     let room = reply.len();
     let fits = |before: usize| before + DATA.len() + len + END.len() <= room;
