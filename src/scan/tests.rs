@@ -413,6 +413,70 @@ fn keys_with_string_values_agree() {
     assert!(checked > 50_000, "{checked}");
 }
 
+/// A key and a number after it: the word walk reads the number from the word its key's
+/// window holds (`nested_key`), with no second read: every key length around the
+/// window's mask, numbers of every shape and length around the eight bytes of a word
+/// (short ones, long ones, fractions, exponents, signs, zeros, and broken ones), first
+/// members and later ones, and every cut of them: all walks agree with the general one.
+#[test]
+fn keys_with_number_values_agree() {
+    let numbers = [
+        "0",
+        "7",
+        "42",
+        "465.78",
+        "6.532",
+        "123456",
+        "1234567",
+        "12345678",
+        "123456789",
+        "-0",
+        "-5",
+        "-12.5",
+        "0.25",
+        "1e5",
+        "2.5E+10",
+        "12345.5e-3",
+        "01",
+        "1.",
+        "1.e3",
+        "-",
+        "-x",
+        "1234567.125",
+        "9.99",
+    ];
+    let mut checked = 0;
+    for key_len in 0..=18 {
+        let key = "k".repeat(key_len);
+        for number in numbers {
+            // Without the tail, the key's window (40 bytes) is past the end.
+            let tail = " ".repeat(40);
+            for doc in [
+                std::format!("{{\"{key}\":{number}}}"),
+                std::format!("{{\"a\":\"b\",\"{key}\":{number},\"x\":[1]}}{tail}"),
+                std::format!("[{{\"a\":1,\"{key}\":{number} }},2]{tail}"),
+                std::format!("{{\"a\":null,\"{key}\":{number}]{tail}"),
+            ] {
+                let doc = doc.as_bytes();
+                for cut in 0..=doc.len() {
+                    let input = &doc[..cut];
+                    let want = value::general(input, 0, 8);
+                    for (_, got) in build::other_walks(input, 0, 8) {
+                        assert_eq!(
+                            got,
+                            want,
+                            "{:?}",
+                            std::string::String::from_utf8_lossy(input)
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100_000, "{checked}");
+}
+
 #[test]
 fn plain_runs_of_every_length_agree() {
     let mut checked = 0;

@@ -112,7 +112,27 @@ pub(crate) fn array(b: &[u8], at: usize, max_depth: u16) -> Option<usize> {
             // cost more than the inlined loop.
             string(b, i).ok()?
         } else if c == b'-' || c.is_ascii_digit() {
-            number(b, i).ok()?
+            // A short number from one word, with the separator after it and the byte
+            // after that: no loop over its digits, no second read.
+            let short = if c.wrapping_sub(b'1') < 9 {
+                short_number(word_at(b, i))
+            } else {
+                None
+            };
+            match short {
+                Some((len, after)) => {
+                    let end = i + len;
+                    if after as u8 == b',' && (after >> 8) as u8 > b' ' {
+                        i = end + 1;
+                        continue;
+                    }
+                    if after as u8 == b']' {
+                        return Some(end + 1);
+                    }
+                    end
+                }
+                None => number(b, i).ok()?,
+            }
         } else {
             match c {
                 b't' | b'f' | b'n' => literal(b, i).ok()?,
@@ -167,7 +187,8 @@ fn value_wordwise(
     // register for both.
     // An array open at the start is level 1, its kind bit 0 as the words start.
     let mut level = level;
-    // The bytes from `i`, as `word_at` reads them: here at least the first six.
+    // The bytes from `i`, as `word_at` reads them: here all eight (a number is read
+    // from them without reading again).
     let mut w = word_at(b, i);
     if level == 0 && w as u8 | 0x20 != b'{' {
         // Not a container: one value, by the general walk (so that only a container's
@@ -347,8 +368,8 @@ pub(crate) fn other_walks(
 /// For [`value_wordwise`]: where a member or an element stands once its key (if any) is
 /// read.
 enum Member {
-    /// Its value starts at this offset, with these bytes from there (at least the first
-    /// six, as [`word_at`] reads them).
+    /// Its value starts at this offset, with these bytes from there (the first eight,
+    /// as [`word_at`] reads them).
     Value(usize, u64),
     /// Its value, a string of plain ASCII read with its key, ended just before this
     /// offset, with these bytes from there (the first eight).
@@ -393,7 +414,13 @@ fn nested_key(b: &[u8], i: usize) -> Option<Member> {
                 return None;
             }
             let value = i + 1 + key_end + 2;
-            let first = (after >> 16) as u8;
+            // The value's first eight bytes, in the window too (`key_end + 2` is at most
+            // 17): a number needs them all.
+            let bytes = match window.get(key_end + 2..).and_then(|r| r.first_chunk::<8>()) {
+                Some(bytes) => u64::from_le_bytes(*bytes),
+                None => return None,
+            };
+            let first = bytes as u8;
             if first == b'"' {
                 // The string's first stop after its opening quote (`from` is at most
                 // 18), in this mask or in the next 16 bytes'.
@@ -408,10 +435,10 @@ fn nested_key(b: &[u8], i: usize) -> Option<Member> {
                         return Some(Member::Ended(i + 1 + stop + 1, u64::from_le_bytes(*next)));
                     }
                 }
-                return Some(Member::Value(value, after >> 16));
+                return Some(Member::Value(value, bytes));
             }
             if first > b' ' {
-                return Some(Member::Value(value, after >> 16));
+                return Some(Member::Value(value, bytes));
             }
             let value = skip_ws(b, value);
             return Some(Member::Value(value, word_at(b, value)));
@@ -422,7 +449,7 @@ fn nested_key(b: &[u8], i: usize) -> Option<Member> {
         return None;
     }
     if (w >> 16) as u8 > b' ' {
-        return Some(Member::Value(end + 2, w >> 16));
+        return Some(Member::Value(end + 2, word_at(b, end + 2)));
     }
     let value = skip_ws(b, end + 2);
     Some(Member::Value(value, word_at(b, value)))
@@ -442,7 +469,8 @@ fn plain_run(b: &[u8], i: usize) -> (usize, u64) {
 }
 
 /// [`number`] a word at a time: the number at `i`, whose bytes
-/// from `i` are `w`, the first six as [`word_at`] reads them. An integer and a fraction
+/// from `i` are `w`, the first eight as [`word_at`] reads them (the walk has them
+/// already, so a short number costs no second read). An integer and a fraction
 /// are runs of digits found eight at a time ([`digit_run`]); anything else (an
 /// exponent, an error) goes to [`number`] from the start, so the errors are its own.
 /// Returns the offset after the number and the bytes from there, the first two as
@@ -454,18 +482,17 @@ pub(crate) fn number_words(b: &[u8], i: usize, w: u64) -> Result<(usize, u64), S
     let general = || number(b, i).map(|end| (end, word_at(b, end)));
     if (w as u8).wrapping_sub(b'1') < 9 {
         // Most numbers: all of it, and two bytes after it, in one word.
-        let x = word_at(b, i);
-        if let Some(len) = short_number(x) {
-            return Ok((i + len, x >> (8 * len)));
+        if let Some((len, after)) = short_number(w) {
+            return Ok((i + len, after));
         }
     }
     // `x`: the bytes from `at`, the first `known` of them read.
     let (mut at, mut x, mut known) = match w as u8 {
-        b'1'..=b'9' => digit_run(b, i, w, 6),
-        b'0' => (i + 1, w >> 8, 5),
+        b'1'..=b'9' => digit_run(b, i, w, 8),
+        b'0' => (i + 1, w >> 8, 7),
         b'-' => match (w >> 8) as u8 {
-            b'1'..=b'9' => digit_run(b, i + 1, w >> 8, 5),
-            b'0' => (i + 2, w >> 16, 4),
+            b'1'..=b'9' => digit_run(b, i + 1, w >> 8, 7),
+            b'0' => (i + 2, w >> 16, 6),
             _ => return general(),
         },
         _ => return general(),
@@ -503,9 +530,9 @@ const fn non_digits(w: u64) -> u64 {
 /// The length of the number at the start of `x` (eight bytes as [`word_at`] reads
 /// them, the first a digit `1` to `9`), when it is an integer or a fraction without
 /// exponent that ends within the first six bytes (so that the two bytes after it are
-/// in `x` too); otherwise `None`.
+/// in `x` too), and the bytes after it; otherwise `None`.
 #[inline(always)]
-fn short_number(x: u64) -> Option<usize> {
+fn short_number(x: u64) -> Option<(usize, u64)> {
     let flags = non_digits(x);
     // The first byte that is not a digit: 1 to 8 (8: none).
     let int = (flags.trailing_zeros() / 8) as usize;
@@ -513,7 +540,8 @@ fn short_number(x: u64) -> Option<usize> {
         return None;
     }
     let mut end = int;
-    if (x >> (8 * int)) as u8 == b'.' {
+    let mut rest = x >> (8 * int);
+    if rest as u8 == b'.' {
         // The flags above the `.` are right (it carries nothing): the next one ends
         // the fraction, which needs a digit.
         let frac = ((flags >> (8 * int) >> 8).trailing_zeros() / 8) as usize;
@@ -521,11 +549,12 @@ fn short_number(x: u64) -> Option<usize> {
             return None;
         }
         end = int + 1 + frac;
+        rest = x >> (8 * end);
     }
-    if (x >> (8 * end)) as u8 | 0x20 == b'e' {
+    if rest as u8 | 0x20 == b'e' {
         return None;
     }
-    Some(end)
+    Some((end, rest))
 }
 
 /// The run of digits from `i`, whose bytes from `i` are `w`, the first `known` (1 to 8)
@@ -562,7 +591,9 @@ pub(crate) fn word_at(b: &[u8], i: usize) -> u64 {
 
 /// [`word_at`] within the last eight bytes of `b` (or past them): the last word shifted
 /// down, zeros shifted in.
-#[inline]
+// Inline everywhere, as the compiler had it while only the walk read words: out of
+// line, its calls cost the walk registers.
+#[inline(always)]
 fn word_at_end(b: &[u8], i: usize) -> u64 {
     let len = b.len();
     if i >= len {
@@ -586,7 +617,7 @@ mod tests {
 
     /// [`number_words`] gives [`number`]'s answer, end or error, and the two bytes after
     /// the number, on numbers of every shape, cut at every length, followed by each
-    /// kind of byte, from every start, given only the six bytes it is promised.
+    /// kind of byte, from every start, given the eight bytes it is promised.
     #[test]
     fn words_agree_with_the_general_rule() {
         let numbers: [&[u8]; 21] = [
@@ -633,7 +664,7 @@ mod tests {
                     let b = &all[..cut];
                     for i in 0..=b.len() {
                         let want = number(b, i).map(|end| (end, word_at(b, end) & 0xFFFF));
-                        let got = number_words(b, i, word_at(b, i) & 0xFFFF_FFFF_FFFF)
+                        let got = number_words(b, i, word_at(b, i))
                             .map(|(end, after)| (end, after & 0xFFFF));
                         assert_eq!(got, want, "{b:?} at {i}");
                         checked += 1;
@@ -647,10 +678,16 @@ mod tests {
     /// The array reader gives `value`'s verdict on every input, from every start, at four
     /// depth limits: the end of the same array, or nothing where `value` errs. Among the
     /// checks are arrays it reads whole, and arrays in which it hands a nested container
-    /// to the word walk.
+    /// to the word walk; its own arrays (short numbers of every length before every
+    /// kind of separator among them) are also cut at every length.
     #[test]
     fn array_reader_agrees_with_the_walk() {
-        let own: [&[u8]; 8] = [
+        let own: [&[u8]; 13] = [
+            br#"[1,22,333,4444,55555,666666,7777777,88888888,9]"#,
+            br#"[1.5,2.25,3.125,44.5,5.0625,6.,7.e1,8.5e2,9.5E-1,1.5.5]"#,
+            b"[12 ,34, 56 , 78\t,9\n,1]",
+            br#"[12,,3] [12] [12,] [12 ] [1x] [1,x] [1,-2,0,-0,01,00]"#,
+            br#"[7,"x",8,true,9,[1,2],10,{"a":11},12]"#,
             br#"[1,"two",true,false,null,-3.5e2,"\u00e9"]"#,
             br#"[1, 2, {"a": [3, {"b": 4}]}, "five", [6]]"#,
             br#"[[[[1]]], 2, "and some more after it"]"#,
@@ -660,7 +697,10 @@ mod tests {
             br#"[1,2,3,4,5,{"a":1],7,8,9,10]"#,
             br#"[ "x" , { } , [ ] , tru ]"#,
         ];
-        let inputs = compact_and_spaced().chain(own.iter().map(|b| b.to_vec()));
+        let cuts = own
+            .iter()
+            .flat_map(|b| (0..=b.len()).map(move |k| b[..k].to_vec()));
+        let inputs = compact_and_spaced().chain(cuts);
         let (mut whole, mut handed) = (0, 0);
         for input in inputs {
             let starts = if input.len() <= 300 { input.len() } else { 1 };
