@@ -80,6 +80,11 @@ pub(crate) mod utf8;
 #[cfg(all(target_arch = "x86_64", any(jsonrpc_slice_fast, test, fuzzing)))]
 #[cfg_attr(all(feature = "std", not(test), not(fuzzing)), allow(dead_code))]
 pub(crate) mod lookup;
+// A string's classes and its UTF-8 in one pass where an x86_64 CPU has AVX2 (asked at
+// run time): the fast build's scanner tries it first on the rest of a long string.
+#[cfg(all(target_arch = "x86_64", any(jsonrpc_slice_fast, test, fuzzing)))]
+#[cfg_attr(all(fuzzing, not(jsonrpc_slice_fast), not(test)), allow(dead_code))]
+pub(crate) mod string_avx2;
 // What the build takes of the bodies, and on the fast build the routines only its
 // scanner calls (`plain_ascii_mask`, `string_classes`, `is_utf8`): one file each, all
 // of it re-exported here.
@@ -204,6 +209,46 @@ pub mod fuzzing {
         }
         assert_eq!(super::utf8::is_utf8(b), masks, "is_utf8");
         masks
+    }
+
+    /// The one-pass string loop where the CPU has AVX2 (`string_avx2.rs`) over `b`
+    /// from `i`, its step stopping at byte `stop` of `b`: asserts that each block it
+    /// is given is the bytes of `b` from its offset (padded with zeros), with the
+    /// scalar body's classes (`string_classes::<false>`), and that the loop stops at
+    /// `stop` (at most `b.len()`) with `core::str::from_utf8`'s verdict on the bytes
+    /// from `i` to there. Nothing where the CPU has no AVX2.
+    pub fn string_blocks_utf8(b: &[u8], i: usize, stop: usize) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let start = i.min(b.len());
+            let mut next = start;
+            let got = super::string_avx2::string_blocks(b, i, |bytes, classes, at| {
+                assert_eq!(at, next, "the offset of a block");
+                next += 64;
+                let mut want = [0u8; 64];
+                let from = b.get(at..).unwrap_or(&[]);
+                let n = from.len().min(64);
+                want[..n].copy_from_slice(&from[..n]);
+                assert_eq!(bytes, &want, "the bytes of the block at {at}");
+                assert_eq!(
+                    classes,
+                    super::scalar::string_classes::<false>(bytes),
+                    "the classes of the block at {at}"
+                );
+                (stop < at + 64).then_some(stop)
+            });
+            if let Some(got) = got {
+                assert_eq!(got.at, stop.min(b.len()), "where the one-pass loop stopped");
+                let end = stop.max(start).min(b.len());
+                assert_eq!(
+                    got.utf8,
+                    core::str::from_utf8(&b[start..end]).is_ok(),
+                    "the one-pass loop's UTF-8 from {i} to {end}"
+                );
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (b, i, stop);
     }
 
     /// The scalar body: the oracle.
