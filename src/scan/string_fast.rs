@@ -35,10 +35,47 @@ pub(crate) fn string(b: &[u8], i: usize) -> Result<usize, ScanError> {
 /// the fast build's word walk goes on after a string's first plain run.
 #[inline(never)]
 pub(crate) fn string_blocks(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    // A short string with escapes (a log message, a key) ends in its first block, and
+    // so does the input near its end: there the SSE2 block's classes, without the
+    // one-pass loop's setup.
+    match b.get(i..).and_then(|r| r.first_chunk::<64>()) {
+        Some(bytes) => {
+            if let Some(end) = first_block(b, i, bytes) {
+                return Ok(end);
+            }
+        }
+        None => return string_blocks_by_classes(b, i),
+    }
     match blocks_utf8(b, i) {
         Ok(end) => end,
         Err(from) => string_blocks_by_classes(b, from),
     }
+}
+
+/// The end of a string whose content from `i` is ASCII and valid escapes up to its
+/// closing quote in `bytes`, the 64 bytes at `i`, as [`blocks`] reads a block; `None`
+/// for anything else (no quote in the block, a non-ASCII byte or a control character
+/// before it, an escape handed to the general rules), which the caller reads from `i`
+/// again.
+#[inline(always)]
+fn first_block(b: &[u8], i: usize, bytes: &[u8; 64]) -> Option<usize> {
+    let block = simd::string_classes::<true>(bytes);
+    let escaped = escaped_bytes(block.backslash, &mut 0);
+    let stops = (block.quote | block.other) & !escaped;
+    let first = stops & stops.wrapping_neg();
+    if first & block.quote == 0 {
+        return None;
+    }
+    let mut letters = escaped & (first - 1) & !(block.quote | block.backslash);
+    while letters != 0 {
+        let k = letters.trailing_zeros() as usize;
+        let c = bytes[k % 64];
+        if !(is_one_letter(c) || (c == b'u' && plain_unit_at(b, i + k + 1))) {
+            return None;
+        }
+        letters &= letters - 1;
+    }
+    Some(i + first.trailing_zeros() as usize + 1)
 }
 
 /// [`string_blocks`] where the CPU cannot check UTF-8 in the block loop (no AVX2, or

@@ -400,7 +400,7 @@ fn find_byte_finds_the_first() {
 /// control characters only among the other stops), and the loop stops there with the
 /// verdict of `core::str::from_utf8` on the bytes from `i` to the stop. Nothing where
 /// the CPU has no AVX2.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(miri)))]
 fn blocks_utf8_agree(b: &[u8], i: usize, stop: usize) {
     let mut blocks = 0;
     let got = super::string_avx2::string_blocks(b, i, |bytes, classes, at| {
