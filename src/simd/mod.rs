@@ -14,9 +14,12 @@
 //!
 //! Built with `-C target-cpu=x86-64-v3` (AVX2, BMI1, BMI2), the SSE2 bodies get the VEX
 //! encoding and the scanner BMI's shifts and bit scans; nothing here picks a wider copy
-//! at run time (docs/perf/LOG.md has why). One routine does pick by the CPU: the UTF-8
-//! check of the fast build without `std` on x86_64 runs on AVX2 where `cpuid` says the
-//! CPU has it (`lookup.rs`, asked once), by SSE2's masks elsewhere (`utf8.rs`).
+//! at run time (docs/perf/LOG.md has why). Two routines do pick by the CPU, on x86_64
+//! where `cpuid` says it has AVX2 (`lookup.rs`, asked once): the UTF-8 check of the
+//! fast build without `std` (`lookup.rs`; by SSE2's masks elsewhere, `utf8.rs`), and
+//! the scanner's long strings, whose classes and UTF-8 are then found in one pass
+//! (`string_avx2.rs`, [`string_blocks_utf8`]; elsewhere [`string_classes`] and
+//! [`is_utf8`], two passes).
 //!
 //! The SIMD bodies are the only `unsafe` code of the crate (the intrinsics are `unsafe`
 //! functions, and a vector load reads through a raw pointer), with one more block: the
@@ -43,6 +46,8 @@
 //!   (the scanner's strings with escapes, in the last 64 bytes of the input).
 //! - [`string_classes`]: the quotes, backslashes and control or non-ASCII bytes of a
 //!   64-byte block, one mask each (the scanner's strings with escapes, block by block).
+//! - [`string_blocks_utf8`]: a string's blocks, the same classes and the UTF-8 check
+//!   in one pass, the scanner's step for each block run inside the loop (AVX2 only).
 //! - [`plain_bits`], [`backslash_bits`]: the stops of [`plain_end`], and the
 //!   backslashes, of a 64-byte block as a mask (the writer's escaping and the decoder
 //!   of strings, a block at a time).
