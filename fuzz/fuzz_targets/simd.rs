@@ -4,13 +4,16 @@
 //! ones'), on arbitrary bytes, from every start offset (past the end too), and on the
 //! same bytes at 16 different alignments. And the UTF-8 check of the build without
 //! `std` says what `core::str::from_utf8` says, by its masks and (where the CPU has
-//! AVX2) by its nibble lookups.
+//! AVX2) by its nibble lookups; and where the CPU has AVX2 the scanner's one-pass
+//! string loop gives the scalar classes and `core`'s verdict up to where it stops.
 //!
 //! Input layout: `data[0]` picks the alignment shift (`data[0] % 16`), the rest is the
 //! buffer.
 #![no_main]
 
-use jsonrpc_slice::simd_fuzzing::{bodies, classes, classes_checked, masks, utf8, SCALAR};
+use jsonrpc_slice::simd_fuzzing::{
+    bodies, classes, classes_checked, masks, string_blocks_utf8, utf8, SCALAR,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -45,4 +48,12 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     assert_eq!(utf8(b), std::str::from_utf8(b).is_ok(), "is_utf8");
+    // The one-pass string loop from a few offsets, stopped at the first quote after
+    // the start (where a string would end), inside the input, and never.
+    for i in [0, 1, b.len() / 3, b.len() / 2] {
+        let quote = b.iter().skip(i).position(|&c| c == b'"').map_or(b.len(), |k| i + k);
+        for stop in [quote, b.len() / 2 + 1, usize::MAX] {
+            string_blocks_utf8(b, i, stop);
+        }
+    }
 });

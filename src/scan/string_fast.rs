@@ -35,7 +35,119 @@ pub(crate) fn string(b: &[u8], i: usize) -> Result<usize, ScanError> {
 /// the fast build's word walk goes on after a string's first plain run.
 #[inline(never)]
 pub(crate) fn string_blocks(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    // A short string with escapes (a log message, a key) ends in its first block, and
+    // so does the input near its end: there the SSE2 block's classes, without the
+    // one-pass loop's setup.
+    match b.get(i..).and_then(|r| r.first_chunk::<64>()) {
+        Some(bytes) => {
+            if let Some(end) = first_block(b, i, bytes) {
+                return Ok(end);
+            }
+        }
+        None => return string_blocks_by_classes(b, i),
+    }
+    match blocks_utf8(b, i) {
+        Ok(end) => end,
+        Err(from) => string_blocks_by_classes(b, from),
+    }
+}
+
+/// The end of a string whose content from `i` is ASCII and valid escapes up to its
+/// closing quote in `bytes`, the 64 bytes at `i`, as [`blocks`] reads a block; `None`
+/// for anything else (no quote in the block, a non-ASCII byte or a control character
+/// before it, an escape handed to the general rules), which the caller reads from `i`
+/// again.
+#[inline(always)]
+fn first_block(b: &[u8], i: usize, bytes: &[u8; 64]) -> Option<usize> {
+    let block = simd::string_classes::<true>(bytes);
+    let escaped = escaped_bytes(block.backslash, &mut 0);
+    let stops = (block.quote | block.other) & !escaped;
+    let first = stops & stops.wrapping_neg();
+    if first & block.quote == 0 {
+        return None;
+    }
+    let mut letters = escaped & (first - 1) & !(block.quote | block.backslash);
+    while letters != 0 {
+        let k = letters.trailing_zeros() as usize;
+        let c = bytes[k % 64];
+        if !(is_one_letter(c) || (c == b'u' && plain_unit_at(b, i + k + 1))) {
+            return None;
+        }
+        letters &= letters - 1;
+    }
+    Some(i + first.trailing_zeros() as usize + 1)
+}
+
+/// [`string_blocks`] where the CPU cannot check UTF-8 in the block loop (no AVX2, or
+/// not x86_64), or where that loop found the UTF-8 broken (then this names the error):
+/// the non-ASCII bytes among the stops, each run checked whole.
+#[inline(never)]
+fn string_blocks_by_classes(b: &[u8], i: usize) -> Result<usize, ScanError> {
     blocks::<false>(b, i, 0)
+}
+
+/// The rest of a string, from `i` inside it, in one pass that checks its UTF-8 too
+/// ([`simd::string_blocks_utf8`], where the CPU has AVX2): each block's escapes
+/// resolved as in [`blocks`] (a step run inside that loop), and the bytes before the
+/// block's first stop (the quote, a control character, an escape handed to the general
+/// rules: a surrogate `\u`, a broken one) the last ones checked as UTF-8. A string is
+/// then read once: checking its UTF-8 apart needs its end first, another pass. After an
+/// escape handed over, the loop starts again after it, a fresh UTF-8 state (the byte
+/// before is the escape's last, ASCII). `Err(from)` where this loop cannot tell: no
+/// AVX2, or the UTF-8 from `from` broken (which [`string_blocks_by_classes`] names, from
+/// there: every byte before `from` is good string content).
+#[inline(always)]
+fn blocks_utf8(b: &[u8], mut i: usize) -> Result<Result<usize, ScanError>, usize> {
+    loop {
+        // 1 when the block's first byte is escaped (see `blocks`): the step's own.
+        let mut carry = 0;
+        let step = move |bytes: &[u8; 64], block: simd::StringClasses, at: usize| {
+            if block.backslash | carry == 0 {
+                // No escape (most blocks of prose): the first quote or control
+                // character stops, and the carry stays 0.
+                let stops = block.quote | block.other;
+                return (stops != 0).then(|| at + stops.trailing_zeros() as usize);
+            }
+            let escaped = escaped_bytes(block.backslash, &mut carry);
+            let stops = (block.quote | block.other) & !escaped;
+            // Every bit below the first stop (all of them when there is none).
+            let before = (stops & stops.wrapping_neg()).wrapping_sub(1);
+            let mut letters = escaped & before & !(block.quote | block.backslash);
+            while letters != 0 {
+                let k = letters.trailing_zeros() as usize;
+                let c = bytes[k % 64];
+                if !(is_one_letter(c) || (c == b'u' && plain_unit_at(b, at + k + 1))) {
+                    // A surrogate (a pair or an error) or a broken escape: stop at
+                    // its backslash, the byte before (in the block before when `k`
+                    // is 0).
+                    return Some((at + k).saturating_sub(1));
+                }
+                letters &= letters - 1;
+            }
+            if stops == 0 {
+                return None;
+            }
+            Some(at + stops.trailing_zeros() as usize)
+        };
+        let Some(stopped) = simd::string_blocks_utf8(b, i, step) else {
+            return Err(i);
+        };
+        if !stopped.utf8 {
+            return Err(i);
+        }
+        if byte_at(b, stopped.at) == b'\\' {
+            match escape(b, stopped.at) {
+                Ok(next) => i = next,
+                Err(e) => return Ok(Err(e)),
+            }
+            continue;
+        }
+        return Ok(match byte_at(b, stopped.at) {
+            b'"' => Ok(stopped.at + 1),
+            // A control character, or the end of the input: the general rules' error.
+            _ => rest(b, stopped.at),
+        });
+    }
 }
 
 /// [`string_blocks`] once the rest of the string, from `i` to `utf8_until` (its end as
@@ -611,19 +723,28 @@ mod tests {
         b"\"",
     ];
 
+    /// The block loop, both ways (the one pass that checks UTF-8 too where the CPU has
+    /// AVX2, [`blocks_utf8`], and the SSE2 loop that checks each non-ASCII run,
+    /// [`string_blocks_by_classes`]), gives what the general loop gives from `i`: the
+    /// end, or the error's kind and offset.
+    fn blocks_agree(b: &[u8], i: usize) {
+        let want = string_rest::<false>(b, i);
+        let text = || std::string::String::from_utf8_lossy(b);
+        assert_eq!(string_blocks(b, i), want, "{:?} from {i}", text());
+        assert_eq!(
+            string_blocks_by_classes(b, i),
+            want,
+            "by classes: {:?} from {i}",
+            text()
+        );
+    }
+
     /// The fast build's block loop gives what the general one gives, ends and errors:
     /// each piece at every offset of the first three blocks, from the start and from the
     /// piece; cut at every length near the block edges; and on random strings.
     #[test]
     fn blocks_agree_with_the_general_loop() {
-        let agree = |b: &[u8], i: usize| {
-            assert_eq!(
-                string_blocks(b, i),
-                string_rest::<false>(b, i),
-                "{:?} from {i}",
-                std::string::String::from_utf8_lossy(b)
-            );
-        };
+        let agree = blocks_agree;
         let mut checked = 0;
         for piece in PIECES {
             for pad in 0..=134 {
@@ -699,18 +820,69 @@ mod tests {
                     let len = s.len();
                     s.extend_from_slice(&[b'x'; 70]);
                     for (b, i) in [(&s[..], 0), (&s[..], pad), (&s[..len - 3], 0)] {
-                        assert_eq!(
-                            string_blocks(b, i),
-                            string_rest::<false>(b, i),
-                            "{:?} from {i}",
-                            std::string::String::from_utf8_lossy(b)
-                        );
+                        blocks_agree(b, i);
                         checked += 1;
                     }
                 }
             }
         }
         assert!(checked > 10_000, "{checked}");
+    }
+
+    /// The one pass that checks the UTF-8 in the block loop ([`blocks_utf8`]) on text
+    /// that mixes escapes and raw characters of every width, with a broken sequence, a
+    /// control character, a broken escape or a surrogate escape (which restarts the
+    /// loop after it) put at every offset of the first blocks (a character or an escape
+    /// cut by a block edge, the check's state carried over), the string's start at
+    /// offsets around a block edge, and 0 to 70 bytes of input after the string, or the
+    /// string cut before its quote: ends and errors are the general loop's.
+    #[test]
+    fn one_pass_agrees_with_the_general_loop() {
+        let pieces: [&[u8]; 18] = [
+            b"",
+            b"\xc3",
+            b"\xc3(",
+            b"\xed\xa0\x80",
+            b"\xf0\x9f\x98",
+            b"\xf4\x90\x80\x80",
+            b"\xc0\x80",
+            b"\x80",
+            b"\xff",
+            b"\x01",
+            b"\\x",
+            b"\\u12G4",
+            b"\\ud83d",
+            b"\\ude00x",
+            b"\\ud83d\\ude00",
+            b"\\uD83D\\uDE00\xf0\x9f\x98\x80",
+            b"\\\xc3\xa9",
+            b"\\u00e9\\\\",
+        ];
+        let body = "ab \\\" é\\n€ 😀 東京\\t \\\\ x\\u00e9".repeat(10);
+        let mut checked = 0;
+        for pad in [0, 1, 2, 31, 60, 61, 62, 63, 64, 65] {
+            for piece in pieces {
+                for at in 0..150 {
+                    let mut s: Vec<u8> = std::vec![b'a'; pad];
+                    let mut text = body.as_bytes().to_vec();
+                    text.splice(at..at, piece.iter().copied());
+                    s.extend(text);
+                    s.push(b'"');
+                    let len = s.len();
+                    for after in [0, 1, 63, 70] {
+                        s.truncate(len);
+                        s.extend(std::iter::repeat(b'x').take(after));
+                        blocks_agree(&s, 0);
+                        blocks_agree(&s, pad);
+                        checked += 2;
+                    }
+                    blocks_agree(&s[..len - 1], pad);
+                    blocks_agree(&s[..len - 3], 0);
+                    checked += 2;
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
     }
 
     /// Where the string's UTF-8 is checked whole, every multi-byte character across the
@@ -721,14 +893,7 @@ mod tests {
     /// character whose lead ends a block, after a run that ends at an escape.
     #[test]
     fn characters_across_the_last_block_edge() {
-        let agree = |b: &[u8], i: usize| {
-            assert_eq!(
-                string_blocks(b, i),
-                string_rest::<false>(b, i),
-                "{:?} from {i}",
-                std::string::String::from_utf8_lossy(b)
-            );
-        };
+        let agree = blocks_agree;
         let regression = include_bytes!("../../tests/regressions/validate-utf8-rest-of-string");
         for i in 2..regression.len() {
             agree(regression, i);

@@ -88,6 +88,42 @@ pub(crate) fn string_classes<const NON_ASCII: bool>(block: &[u8; 64]) -> super::
     body::string_classes::<NON_ASCII>(block)
 }
 
+/// Where [`string_blocks_utf8`] stopped: the offset of the byte the step named, and
+/// whether the bytes before it are UTF-8.
+#[cfg(target_arch = "x86_64")]
+pub(crate) use super::string_avx2::Stopped;
+
+/// Where [`string_blocks_utf8`] stopped (see `string_avx2.rs`'s).
+#[cfg(not(target_arch = "x86_64"))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stopped {
+    pub(crate) at: usize,
+    pub(crate) utf8: bool,
+}
+
+/// The blocks of `b` from `i`, 64 bytes at a time (the last bytes as one block padded
+/// with zeros), each block's [`StringClasses`] (`other`: control characters only) handed
+/// to `step(bytes, classes, offset)`, which says `Some(at)` to stop at offset `at` (in
+/// the block, or the byte before it); and in the same pass the UTF-8 check of the bytes
+/// from `i` to that stop. For
+/// the scanner's long strings, whose UTF-8 is then not checked apart (no pass to find
+/// their end first). On x86_64 where the CPU has AVX2 (asked at run time,
+/// `string_avx2.rs`); `None` elsewhere, where the scanner reads the string by
+/// [`string_classes`] and [`is_utf8`].
+#[inline(always)]
+pub(crate) fn string_blocks_utf8<F>(b: &[u8], i: usize, step: F) -> Option<Stopped>
+where
+    F: FnMut(&[u8; 64], super::StringClasses, usize) -> Option<usize>,
+{
+    #[cfg(target_arch = "x86_64")]
+    return super::string_avx2::string_blocks(b, i, step);
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (b, i, step);
+        None
+    }
+}
+
 /// The non-ASCII bytes of `block` (0x80 and above), as a mask (bit `k` for byte `k`):
 /// for the scanner's blocks whose UTF-8 is checked already, where only control
 /// characters still stop a string. SSE2 has 16 in one mask move; the NEON and SWAR

@@ -202,7 +202,7 @@ const HIGH: [u8; 16] = {
 #[inline(always)]
 fn table(t: [u8; 16]) -> __m256i {
     let t = t.map(|x| x as i8);
-    // SAFETY: arithmetic on values (no memory is read); the only caller, `check`,
+    // SAFETY: arithmetic on values (no memory is read); the only caller, `Tables::new`,
     // runs where the CPU has AVX2.
     unsafe {
         _mm256_setr_epi8(
@@ -215,7 +215,7 @@ fn table(t: [u8; 16]) -> __m256i {
 
 /// The constants of the check, made once per call (kept in registers by the loop).
 #[derive(Clone, Copy)]
-struct Tables {
+pub(super) struct Tables {
     before_high: __m256i,
     before_low: __m256i,
     high: __m256i,
@@ -269,13 +269,13 @@ unsafe fn vector_errors(t: &Tables, x: __m256i, before: __m256i) -> __m256i {
 }
 
 /// What the check carries from one block to the next.
-struct State {
+pub(super) struct State {
     /// The errors found so far, or-ed (zero while there are none).
     errors: __m256i,
-    /// The last vector of the last block that was not ASCII (zero before one).
+    /// The last vector of the last block that was not ASCII (zero before one): its
+    /// leads that expect bytes after it ([`Tables::open`]) are asked of it only after
+    /// an ASCII block and at the end, not in the loop over non-ASCII blocks.
     before: __m256i,
-    /// Its leads that expect bytes after it ([`Tables::open`]).
-    open: __m256i,
 }
 
 /// The rule on one 64-byte block, two vectors of 32.
@@ -296,15 +296,26 @@ unsafe fn block_rule(t: &Tables, block: &[u8; 64], state: &mut State) {
             _mm256_loadu_si256(p.add(32).cast::<__m256i>()),
         )
     };
+    vectors_rule(t, low, high, state);
+}
+
+/// The rule on the 64 bytes of `low` then `high` (a block, loaded by the caller).
+///
+/// # Safety
+///
+/// The CPU must run AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn vectors_rule(t: &Tables, low: __m256i, high: __m256i, state: &mut State) {
     if _mm256_movemask_epi8(_mm256_or_si256(low, high)) == 0 {
-        // ASCII: only a character the block before left open is wrong. `before` and
-        // `open` are left as they are (nothing to reset): where `open` is not zero the
-        // error is found already, and where it is zero the last bytes of `before` are
+        // ASCII: only a character the block before left open is wrong. `before` is
+        // left as it is (nothing to reset): where it leaves a character open the
+        // error is found already, and where it does not its last bytes are
         // ASCII, continuation bytes, a lead of two or three bytes before its last byte,
         // or one of four before its last two, which make no third or fourth byte
         // expected and find a continuation byte next wrong, exactly as the ASCII block
         // between would.
-        state.errors = _mm256_or_si256(state.errors, state.open);
+        state.errors = _mm256_or_si256(state.errors, _mm256_subs_epu8(state.before, t.open));
         return;
     }
     let e = _mm256_or_si256(
@@ -313,7 +324,63 @@ unsafe fn block_rule(t: &Tables, block: &[u8; 64], state: &mut State) {
     );
     state.errors = _mm256_or_si256(state.errors, e);
     state.before = high;
-    state.open = _mm256_subs_epu8(high, t.open);
+}
+
+impl Tables {
+    /// The tables and constants.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must run AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn new() -> Tables {
+        Tables {
+            before_high: table(BEFORE_HIGH),
+            before_low: table(BEFORE_LOW),
+            high: table(HIGH),
+            nibble: _mm256_set1_epi8(0x0F),
+            third: _mm256_set1_epi8((0xE0u8 - 0x80) as i8),
+            fourth: _mm256_set1_epi8((0xF0u8 - 0x80) as i8),
+            open: {
+                // The high lane's last three bytes; 0xFF (never open) elsewhere.
+                let mut max = [0xFFu8; 32];
+                max[29] = 0xF0 - 1;
+                max[30] = 0xE0 - 1;
+                max[31] = 0xC0 - 1;
+                // SAFETY: an unaligned 32-byte read of a `[u8; 32]`; AVX2 is enabled.
+                unsafe { _mm256_loadu_si256(max.as_ptr().cast::<__m256i>()) }
+            },
+        }
+    }
+}
+
+impl State {
+    /// Before the first block: no error, and the bytes before it taken as ASCII.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must run AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn new() -> State {
+        State {
+            errors: _mm256_setzero_si256(),
+            before: _mm256_setzero_si256(),
+        }
+    }
+
+    /// Whether the bytes checked so far are UTF-8, ending where a character ends.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must run AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn is_utf8(&self, t: &Tables) -> bool {
+        let errors = _mm256_or_si256(self.errors, _mm256_subs_epu8(self.before, t.open));
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(errors, _mm256_setzero_si256())) == -1
+    }
 }
 
 /// The check: see the module's text.
@@ -323,28 +390,8 @@ unsafe fn block_rule(t: &Tables, block: &[u8; 64], state: &mut State) {
 /// The CPU must run AVX2.
 #[target_feature(enable = "avx2")]
 unsafe fn check(b: &[u8]) -> bool {
-    let t = Tables {
-        before_high: table(BEFORE_HIGH),
-        before_low: table(BEFORE_LOW),
-        high: table(HIGH),
-        nibble: _mm256_set1_epi8(0x0F),
-        third: _mm256_set1_epi8((0xE0u8 - 0x80) as i8),
-        fourth: _mm256_set1_epi8((0xF0u8 - 0x80) as i8),
-        open: {
-            // The high lane's last three bytes; 0xFF (never open) elsewhere.
-            let mut max = [0xFFu8; 32];
-            max[29] = 0xF0 - 1;
-            max[30] = 0xE0 - 1;
-            max[31] = 0xC0 - 1;
-            // SAFETY: an unaligned 32-byte read of a `[u8; 32]`; AVX2 is enabled.
-            unsafe { _mm256_loadu_si256(max.as_ptr().cast::<__m256i>()) }
-        },
-    };
-    let mut state = State {
-        errors: _mm256_setzero_si256(),
-        before: _mm256_setzero_si256(),
-        open: _mm256_setzero_si256(),
-    };
+    let t = Tables::new();
+    let mut state = State::new();
     let mut blocks = b.chunks_exact(64);
     for block in &mut blocks {
         if let Ok(block) = <&[u8; 64]>::try_from(block) {
@@ -361,6 +408,5 @@ unsafe fn check(b: &[u8]) -> bool {
         }
         block_rule(&t, &last, &mut state);
     }
-    let errors = _mm256_or_si256(state.errors, state.open);
-    _mm256_movemask_epi8(_mm256_cmpeq_epi8(errors, _mm256_setzero_si256())) == -1
+    state.is_utf8(&t)
 }

@@ -14,9 +14,12 @@
 //!
 //! Built with `-C target-cpu=x86-64-v3` (AVX2, BMI1, BMI2), the SSE2 bodies get the VEX
 //! encoding and the scanner BMI's shifts and bit scans; nothing here picks a wider copy
-//! at run time (docs/perf/LOG.md has why). One routine does pick by the CPU: the UTF-8
-//! check of the fast build without `std` on x86_64 runs on AVX2 where `cpuid` says the
-//! CPU has it (`lookup.rs`, asked once), by SSE2's masks elsewhere (`utf8.rs`).
+//! at run time (docs/perf/LOG.md has why). Two routines do pick by the CPU, on x86_64
+//! where `cpuid` says it has AVX2 (`lookup.rs`, asked once): the UTF-8 check of the
+//! fast build without `std` (`lookup.rs`; by SSE2's masks elsewhere, `utf8.rs`), and
+//! the scanner's long strings, whose classes and UTF-8 are then found in one pass
+//! (`string_avx2.rs`, [`string_blocks_utf8`]; elsewhere [`string_classes`] and
+//! [`is_utf8`], two passes).
 //!
 //! The SIMD bodies are the only `unsafe` code of the crate (the intrinsics are `unsafe`
 //! functions, and a vector load reads through a raw pointer), with one more block: the
@@ -43,6 +46,8 @@
 //!   (the scanner's strings with escapes, in the last 64 bytes of the input).
 //! - [`string_classes`]: the quotes, backslashes and control or non-ASCII bytes of a
 //!   64-byte block, one mask each (the scanner's strings with escapes, block by block).
+//! - [`string_blocks_utf8`]: a string's blocks, the same classes and the UTF-8 check
+//!   in one pass, the scanner's step for each block run inside the loop (AVX2 only).
 //! - [`plain_bits`], [`backslash_bits`]: the stops of [`plain_end`], and the
 //!   backslashes, of a 64-byte block as a mask (the writer's escaping and the decoder
 //!   of strings, a block at a time).
@@ -80,6 +85,11 @@ pub(crate) mod utf8;
 #[cfg(all(target_arch = "x86_64", any(jsonrpc_slice_fast, test, fuzzing)))]
 #[cfg_attr(all(feature = "std", not(test), not(fuzzing)), allow(dead_code))]
 pub(crate) mod lookup;
+// A string's classes and its UTF-8 in one pass where an x86_64 CPU has AVX2 (asked at
+// run time): the fast build's scanner tries it first on the rest of a long string.
+#[cfg(all(target_arch = "x86_64", any(jsonrpc_slice_fast, test, fuzzing)))]
+#[cfg_attr(all(fuzzing, not(jsonrpc_slice_fast), not(test)), allow(dead_code))]
+pub(crate) mod string_avx2;
 // What the build takes of the bodies, and on the fast build the routines only its
 // scanner calls (`plain_ascii_mask`, `string_classes`, `is_utf8`): one file each, all
 // of it re-exported here.
@@ -204,6 +214,46 @@ pub mod fuzzing {
         }
         assert_eq!(super::utf8::is_utf8(b), masks, "is_utf8");
         masks
+    }
+
+    /// The one-pass string loop where the CPU has AVX2 (`string_avx2.rs`) over `b`
+    /// from `i`, its step stopping at byte `stop` of `b`: asserts that each block it
+    /// is given is the bytes of `b` from its offset (padded with zeros), with the
+    /// scalar body's classes (`string_classes::<false>`), and that the loop stops at
+    /// `stop` (at most `b.len()`) with `core::str::from_utf8`'s verdict on the bytes
+    /// from `i` to there. Nothing where the CPU has no AVX2.
+    pub fn string_blocks_utf8(b: &[u8], i: usize, stop: usize) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let start = i.min(b.len());
+            let mut next = start;
+            let got = super::string_avx2::string_blocks(b, i, |bytes, classes, at| {
+                assert_eq!(at, next, "the offset of a block");
+                next += 64;
+                let mut want = [0u8; 64];
+                let from = b.get(at..).unwrap_or(&[]);
+                let n = from.len().min(64);
+                want[..n].copy_from_slice(&from[..n]);
+                assert_eq!(bytes, &want, "the bytes of the block at {at}");
+                assert_eq!(
+                    classes,
+                    super::scalar::string_classes::<false>(bytes),
+                    "the classes of the block at {at}"
+                );
+                (stop < at + 64).then_some(stop)
+            });
+            if let Some(got) = got {
+                assert_eq!(got.at, stop.min(b.len()), "where the one-pass loop stopped");
+                let end = stop.max(start).min(b.len());
+                assert_eq!(
+                    got.utf8,
+                    core::str::from_utf8(&b[start..end]).is_ok(),
+                    "the one-pass loop's UTF-8 from {i} to {end}"
+                );
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (b, i, stop);
     }
 
     /// The scalar body: the oracle.

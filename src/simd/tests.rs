@@ -392,3 +392,116 @@ fn find_byte_finds_the_first() {
         }
     }
 }
+
+/// `string_avx2::string_blocks` with a step that stops at byte `stop` of the input
+/// (in the first block when `stop` is before `i`; never, when it is past the last
+/// block): every block the step is given is the input's from its offset (padded with
+/// zeros after the end), its classes the scalar body's (`string_classes::<false>`:
+/// control characters only among the other stops), and the loop stops there with the
+/// verdict of `core::str::from_utf8` on the bytes from `i` to the stop. Nothing where
+/// the CPU has no AVX2.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+fn blocks_utf8_agree(b: &[u8], i: usize, stop: usize) {
+    let mut blocks = 0;
+    let got = super::string_avx2::string_blocks(b, i, |bytes, classes, at| {
+        assert_eq!(at, i.min(b.len()) + 64 * blocks, "offset of block {blocks}");
+        blocks += 1;
+        let mut want = [0u8; 64];
+        let from = b.get(at..).unwrap_or(&[]);
+        let n = from.len().min(64);
+        want[..n].copy_from_slice(&from[..n]);
+        assert_eq!(bytes, &want, "the bytes of the block at {at}");
+        assert_eq!(
+            classes,
+            scalar::string_classes::<false>(bytes),
+            "the classes of {bytes:02x?}"
+        );
+        (stop < at + 64).then_some(stop)
+    });
+    // (`at + 64` above: `at` is at most the length of a slice, 64 more is no overflow.)
+    let Some(got) = got else {
+        return;
+    };
+    let len = b.len();
+    assert_eq!(
+        got.at,
+        stop.min(len),
+        "the stop of {b:02x?} from {i} at {stop}"
+    );
+    let start = i.min(len);
+    assert_eq!(
+        got.utf8,
+        core::str::from_utf8(&b[start..stop.max(start).min(len)]).is_ok(),
+        "the verdict on {b:02x?} from {i} to {stop}"
+    );
+}
+
+/// Where the CPU has AVX2, the scanner's one-pass loop runs (so that the tests below
+/// and the scanner's pin it, not only the SSE2 loop).
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[test]
+fn the_one_pass_string_loop_runs_where_the_cpu_has_avx2() {
+    let ran = super::string_avx2::string_blocks(b"\"", 0, |_, _, _| Some(0)).is_some();
+    assert_eq!(ran, std::is_x86_feature_detected!("avx2"));
+}
+
+/// The one-pass loop's classes and UTF-8 verdict: characters of every width at every
+/// offset of the first three blocks, the stop at every byte around them (a character
+/// cut by the stop, or by a block edge with the check's state carried over); every
+/// byte of such text replaced by one that breaks it, the stop before, at and after it;
+/// from several offsets, and cut at every length near the end.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[test]
+fn the_one_pass_loop_is_the_scalar_classes_and_core() {
+    let mut checked = 0;
+    for fill in ["a", "é", "東", "a\"\\\x01"] {
+        for c in ["é", "€", "東", "😀", "\u{10ffff}", "\u{800}", "\u{ffff}"] {
+            for at in 0..140 {
+                let mut s = fill.repeat(at / fill.len()).into_bytes();
+                s.resize(at, b'x');
+                s.extend_from_slice(c.as_bytes());
+                s.extend_from_slice(fill.repeat(70 / fill.len()).as_bytes());
+                for stop in at.saturating_sub(2)..at + c.len() + 2 {
+                    blocks_utf8_agree(&s, 0, stop);
+                    blocks_utf8_agree(&s, 0, stop + 64);
+                    checked += 2;
+                }
+                for len in [at, at + 1, at + c.len() - 1, at + c.len()] {
+                    blocks_utf8_agree(&s[..len], 0, usize::MAX);
+                    blocks_utf8_agree(&s[..len], 0, len);
+                    checked += 2;
+                }
+            }
+        }
+    }
+    let text = "plain, é, €, 😀, 東京, 한국어, \"quoted\" \\ and \x1f more".repeat(4);
+    let text = text.as_bytes();
+    for at in 0..text.len() {
+        for with in [
+            0x80u8, 0xBF, 0xC0, 0xC1, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0xF5, 0xFF, b'a',
+        ] {
+            let mut b = text.to_vec();
+            b[at] = with;
+            for i in [0, 1, 63, 64] {
+                for stop in [at, at + 1, at + 3, at + 64, usize::MAX] {
+                    blocks_utf8_agree(&b, i, stop);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    for i in [
+        0,
+        5,
+        64,
+        text.len() - 3,
+        text.len(),
+        text.len() + 1,
+        usize::MAX,
+    ] {
+        for stop in [0, 3, 200, usize::MAX] {
+            blocks_utf8_agree(text, i, stop);
+        }
+    }
+    assert!(checked > 100_000, "{checked}");
+}

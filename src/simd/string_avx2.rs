@@ -1,0 +1,202 @@
+//! A string's 64-byte blocks in one pass where an x86_64 CPU has AVX2 (asked at run
+//! time, as `lookup.rs` asks): the classes the scanner's block loop reads
+//! ([`StringClasses`], two vectors of 32 bytes a class) and the UTF-8 check of the
+//! same bytes by `lookup.rs`'s nibble lookups, the check's state carried from block to
+//! block. The scanner's own step (its escapes, `scan/string_fast.rs`) runs on each
+//! block's classes inside this loop, and says where the string's content stops
+//! (its closing quote, a control character, an escape it hands to the general rules):
+//! the bytes before that stop are the last ones checked as UTF-8. So a string is read
+//! once, where checking its UTF-8 apart first needs its end found by another pass.
+//!
+//! Why here and not in `sse2.rs`: the fast build has no target-cpu flags (SSE2 only at
+//! compile time), and the lookups need AVX2's byte shuffles within 32 bytes; with
+//! SSE2 alone the scanner keeps its SSE2 loop. Under Miri [`string_blocks`] says
+//! `None` (no AVX2), and that loop runs.
+//!
+//! The unit tests (`simd/tests.rs`) pin the classes to the scalar body's and the
+//! verdict to `core::str::from_utf8` of the bytes before the stop; the `simd` fuzz
+//! target does too.
+#![allow(unsafe_code)]
+
+use core::arch::x86_64::{
+    __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256,
+    _mm256_min_epu8, _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_setr_epi8,
+};
+
+use super::lookup::{self, State, Tables};
+use super::StringClasses;
+
+/// Where [`string_blocks`] stopped: `at`, the offset the step named (at most
+/// `b.len()`), and whether the bytes from the start up to it (up to the start of its
+/// block, when it is before) are UTF-8, ending where a character ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stopped {
+    pub(crate) at: usize,
+    pub(crate) utf8: bool,
+}
+
+/// The blocks of `b` from `i`, 64 bytes at a time (the last bytes as one block padded
+/// with zeros, which are control characters; from `b.len()` when `i` is past it): for
+/// each, `step(bytes, classes, offset)` (`classes.other`: the control characters
+/// only), which says `Some(at)` to stop at offset `at` of `b` (in its block, or the
+/// byte before it: the backslash of an escape whose letter starts the block); then
+/// whether the bytes from `i` to that stop are UTF-8. `None` where the CPU has no AVX2
+/// (the caller reads the string another way). A step that never stops is stopped at
+/// the end of `b`.
+#[inline]
+pub(crate) fn string_blocks<F>(b: &[u8], i: usize, step: F) -> Option<Stopped>
+where
+    F: FnMut(&[u8; 64], StringClasses, usize) -> Option<usize>,
+{
+    if !lookup::available() {
+        return None;
+    }
+    // SAFETY: `blocks` only needs AVX2 (its `target_feature`), which `available` has
+    // found the CPU runs and the system saves; it reads `b` through the safe slice API
+    // and loads through `&[u8; 64]` references only.
+    Some(unsafe { blocks(b, i, step) })
+}
+
+/// The two vectors of a 64-byte block.
+///
+/// # Safety
+///
+/// The CPU must run AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn load(block: &[u8; 64]) -> (__m256i, __m256i) {
+    let p = block.as_ptr();
+    // SAFETY: two 32-byte unaligned reads at offsets 0 and 32 of a `&[u8; 64]`: the
+    // second ends at byte 64, so both are in bounds and initialised. AVX2 is enabled
+    // (this function's `target_feature`).
+    unsafe {
+        (
+            _mm256_loadu_si256(p.cast::<__m256i>()),
+            _mm256_loadu_si256(p.add(32).cast::<__m256i>()),
+        )
+    }
+}
+
+/// One bit per byte of the two comparison results (bit `k` for byte `k` of the block).
+///
+/// # Safety
+///
+/// The CPU must run AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn bits(low: __m256i, high: __m256i) -> u64 {
+    let low = _mm256_movemask_epi8(low) as u32;
+    let high = _mm256_movemask_epi8(high) as u32;
+    u64::from(low) | u64::from(high) << 32
+}
+
+/// The offsets of the bytes of a vector, for [`before`].
+///
+/// # Safety
+///
+/// The CPU must run AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn offsets() -> __m256i {
+    _mm256_setr_epi8(
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+        25, 26, 27, 28, 29, 30, 31,
+    )
+}
+
+/// `low` and `high` with the bytes from `k` on (0 to 64) set to zero: the stop's block
+/// as far as the string goes, for the UTF-8 check (zero is ASCII, so a character the
+/// stop cuts stays open after it, an error).
+///
+/// # Safety
+///
+/// The CPU must run AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn before(low: __m256i, high: __m256i, k: usize) -> (__m256i, __m256i) {
+    let k = k.min(64) as i8;
+    let offsets = offsets();
+    // Signed compares: the offsets (0 to 31) and `k` (0 to 64) are all below 0x80.
+    let keep_low = _mm256_cmpgt_epi8(_mm256_set1_epi8(k), offsets);
+    let keep_high = _mm256_cmpgt_epi8(_mm256_set1_epi8(k - 32), offsets);
+    (
+        _mm256_and_si256(low, keep_low),
+        _mm256_and_si256(high, keep_high),
+    )
+}
+
+/// The classes of the block `low`, `high`: `"` and `\\` by equality, the control
+/// characters by the unsigned `x <= 0x1F` (`min(x, 0x1F) == x`), two mask moves each.
+///
+/// # Safety
+///
+/// The CPU must run AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn classes(low: __m256i, high: __m256i) -> StringClasses {
+    let quote = _mm256_set1_epi8(b'"' as i8);
+    let backslash = _mm256_set1_epi8(b'\\' as i8);
+    let control = _mm256_set1_epi8(0x1F);
+    StringClasses {
+        quote: bits(
+            _mm256_cmpeq_epi8(low, quote),
+            _mm256_cmpeq_epi8(high, quote),
+        ),
+        backslash: bits(
+            _mm256_cmpeq_epi8(low, backslash),
+            _mm256_cmpeq_epi8(high, backslash),
+        ),
+        other: bits(
+            _mm256_cmpeq_epi8(_mm256_min_epu8(low, control), low),
+            _mm256_cmpeq_epi8(_mm256_min_epu8(high, control), high),
+        ),
+    }
+}
+
+/// The loop of [`string_blocks`].
+///
+/// # Safety
+///
+/// The CPU must run AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn blocks<F>(b: &[u8], i: usize, mut step: F) -> Stopped
+where
+    F: FnMut(&[u8; 64], StringClasses, usize) -> Option<usize>,
+{
+    let t = Tables::new();
+    let mut state = State::new();
+    // (An offset past the end reads no block but the empty last one.)
+    let start = i.min(b.len());
+    let mut blocks = b.get(start..).unwrap_or(&[]).chunks_exact(64);
+    let mut at = start;
+    for block in &mut blocks {
+        let Ok(block) = <&[u8; 64]>::try_from(block) else {
+            break;
+        };
+        let (low, high) = load(block);
+        if let Some(stop) = step(block, classes(low, high), at) {
+            let (low, high) = before(low, high, stop.saturating_sub(at));
+            lookup::vectors_rule(&t, low, high, &mut state);
+            return Stopped {
+                at: stop.min(b.len()),
+                utf8: state.is_utf8(&t),
+            };
+        }
+        lookup::vectors_rule(&t, low, high, &mut state);
+        at += 64;
+    }
+    // The last bytes (fewer than 64), padded with zeros.
+    let rest = blocks.remainder();
+    let mut last = [0u8; 64];
+    if let Some(head) = last.get_mut(..rest.len()) {
+        head.copy_from_slice(rest);
+    }
+    let (low, high) = load(&last);
+    let stop = step(&last, classes(low, high), at).unwrap_or(b.len());
+    let (low, high) = before(low, high, stop.saturating_sub(at));
+    lookup::vectors_rule(&t, low, high, &mut state);
+    Stopped {
+        at: stop.min(b.len()),
+        utf8: state.is_utf8(&t),
+    }
+}
