@@ -43,7 +43,7 @@ use core::arch::x86_64::{
     __m256i, _mm256_alignr_epi8, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
     _mm256_movemask_epi8, _mm256_or_si256, _mm256_permute2x128_si256, _mm256_set1_epi8,
     _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
-    _mm256_subs_epu8, _mm256_xor_si256,
+    _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
 };
 
 /// Whether `b` is UTF-8 (strict, as `core::str::from_utf8` has it); `None` where the
@@ -244,10 +244,15 @@ pub(super) struct Tables {
 #[target_feature(enable = "avx2")]
 unsafe fn vector_errors(t: &Tables, x: __m256i, before: __m256i) -> __m256i {
     let seam = _mm256_permute2x128_si256::<0x21>(before, x);
-    // The byte one, two and three places before each byte of `x`.
+    // The bytes that must be a third or fourth byte: their top bit set. (First, so
+    // that the bytes two and three places before are done with before the lookups.)
+    let must = _mm256_or_si256(
+        _mm256_subs_epu8(_mm256_alignr_epi8::<14>(x, seam), t.third),
+        _mm256_subs_epu8(_mm256_alignr_epi8::<13>(x, seam), t.fourth),
+    );
+    let must = _mm256_and_si256(must, _mm256_set1_epi8(TWO_CONTS as i8));
+    // The byte before each byte of `x`.
     let prev1 = _mm256_alignr_epi8::<15>(x, seam);
-    let prev2 = _mm256_alignr_epi8::<14>(x, seam);
-    let prev3 = _mm256_alignr_epi8::<13>(x, seam);
     // No byte shift in AVX2: shift the 16-bit lanes and keep each byte's low nibble.
     let high_before = _mm256_and_si256(_mm256_srli_epi16::<4>(prev1), t.nibble);
     let low_before = _mm256_and_si256(prev1, t.nibble);
@@ -259,12 +264,6 @@ unsafe fn vector_errors(t: &Tables, x: __m256i, before: __m256i) -> __m256i {
         ),
         _mm256_shuffle_epi8(t.high, high),
     );
-    // The bytes that must be a third or fourth byte: their top bit set.
-    let must = _mm256_or_si256(
-        _mm256_subs_epu8(prev2, t.third),
-        _mm256_subs_epu8(prev3, t.fourth),
-    );
-    let must = _mm256_and_si256(must, _mm256_set1_epi8(TWO_CONTS as i8));
     _mm256_xor_si256(kinds, must)
 }
 
@@ -307,7 +306,29 @@ unsafe fn block_rule(t: &Tables, block: &[u8; 64], state: &mut State) {
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn vectors_rule(t: &Tables, low: __m256i, high: __m256i, state: &mut State) {
-    if _mm256_movemask_epi8(_mm256_or_si256(low, high)) == 0 {
+    state.errors = _mm256_or_si256(state.errors, block_errors(t, low, high, state));
+}
+
+/// The errors [`vectors_rule`] finds in the 64 bytes of `low` then `high`, returned
+/// rather than or-ed into `state` (whose `before` it carries on): for a loop that
+/// asks of each block whether it has any ([`none`]), and keeps no vector of errors
+/// live across its blocks.
+///
+/// # Safety
+///
+/// The CPU must run AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn block_errors(
+    t: &Tables,
+    low: __m256i,
+    high: __m256i,
+    state: &mut State,
+) -> __m256i {
+    // No byte with its top bit (`vptest` against the rule's own 0x80, one instruction
+    // fewer than a mask move and a test).
+    let top = _mm256_set1_epi8(TWO_CONTS as i8);
+    if _mm256_testz_si256(_mm256_or_si256(low, high), top) == 1 {
         // ASCII: only a character the block before left open is wrong. `before` is
         // left as it is (nothing to reset): where it leaves a character open the
         // error is found already, and where it does not its last bytes are
@@ -315,15 +336,25 @@ pub(super) unsafe fn vectors_rule(t: &Tables, low: __m256i, high: __m256i, state
         // or one of four before its last two, which make no third or fourth byte
         // expected and find a continuation byte next wrong, exactly as the ASCII block
         // between would.
-        state.errors = _mm256_or_si256(state.errors, _mm256_subs_epu8(state.before, t.open));
-        return;
+        return _mm256_subs_epu8(state.before, t.open);
     }
     let e = _mm256_or_si256(
         vector_errors(t, low, state.before),
         vector_errors(t, high, low),
     );
-    state.errors = _mm256_or_si256(state.errors, e);
     state.before = high;
+    e
+}
+
+/// Whether `errors` ([`block_errors`]) has none.
+///
+/// # Safety
+///
+/// The CPU must run AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn none(errors: __m256i) -> bool {
+    _mm256_testz_si256(errors, errors) == 1
 }
 
 impl Tables {

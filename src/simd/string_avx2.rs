@@ -26,9 +26,11 @@ use core::arch::x86_64::{
 use super::lookup::{self, State, Tables};
 use super::StringClasses;
 
-/// Where [`string_blocks`] stopped: `at`, the offset the step named (at most
-/// `b.len()`), and whether the bytes from the start up to it (up to the start of its
-/// block, when it is before) are UTF-8, ending where a character ends.
+/// Where [`string_blocks`] stopped: whether the bytes from the start up to the offset
+/// the step named (up to the start of its block, when it is before) are UTF-8, ending
+/// where a character ends, and where they are, `at`, that offset (at most `b.len()`).
+/// Where they are not, `at` is only where the loop stopped reading (at most
+/// `b.len()`): the end of the first block with an error, or the step's offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Stopped {
     pub(crate) at: usize,
@@ -182,7 +184,16 @@ where
                 utf8: state.is_utf8(&t),
             };
         }
-        lookup::vectors_rule(&t, low, high, &mut state);
+        // A block with an error ends the loop: the verdict is no (the caller then
+        // reads the string from `i` again to name the error), whatever the step would
+        // say of the blocks after it. Asked here rather than or-ed into a vector kept
+        // across the loop, which has no vector register to spare.
+        if !lookup::none(lookup::block_errors(&t, low, high, &mut state)) {
+            return Stopped {
+                at: at + 64,
+                utf8: false,
+            };
+        }
         at += 64;
     }
     // The last bytes (fewer than 64), padded with zeros.
