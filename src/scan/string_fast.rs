@@ -60,20 +60,10 @@ pub(crate) fn string_blocks(b: &[u8], i: usize) -> Result<usize, ScanError> {
 #[inline(always)]
 fn first_block(b: &[u8], i: usize, bytes: &[u8; 64]) -> Option<usize> {
     let block = simd::string_classes::<true>(bytes);
-    let escaped = escaped_bytes(block.backslash, &mut 0);
-    let stops = (block.quote | block.other) & !escaped;
+    let (stops, escaped) = block_stops(&block, &mut 0);
     let first = stops & stops.wrapping_neg();
-    if first & block.quote == 0 {
+    if first & block.quote == 0 || handed_escape(b, i, bytes, &block, (stops, escaped)).is_some() {
         return None;
-    }
-    let mut letters = escaped & (first - 1) & !(block.quote | block.backslash);
-    while letters != 0 {
-        let k = letters.trailing_zeros() as usize;
-        let c = bytes[k % 64];
-        if !(is_one_letter(c) || (c == b'u' && plain_unit_at(b, i + k + 1))) {
-            return None;
-        }
-        letters &= letters - 1;
     }
     Some(i + first.trailing_zeros() as usize + 1)
 }
@@ -108,21 +98,11 @@ fn blocks_utf8(b: &[u8], mut i: usize) -> Result<Result<usize, ScanError>, usize
                 let stops = block.quote | block.other;
                 return (stops != 0).then(|| at + stops.trailing_zeros() as usize);
             }
-            let escaped = escaped_bytes(block.backslash, &mut carry);
-            let stops = (block.quote | block.other) & !escaped;
-            // Every bit below the first stop (all of them when there is none).
-            let before = (stops & stops.wrapping_neg()).wrapping_sub(1);
-            let mut letters = escaped & before & !(block.quote | block.backslash);
-            while letters != 0 {
-                let k = letters.trailing_zeros() as usize;
-                let c = bytes[k % 64];
-                if !(is_one_letter(c) || (c == b'u' && plain_unit_at(b, at + k + 1))) {
-                    // A surrogate (a pair or an error) or a broken escape: stop at
-                    // its backslash, the byte before (in the block before when `k`
-                    // is 0).
-                    return Some((at + k).saturating_sub(1));
-                }
-                letters &= letters - 1;
+            let (stops, escaped) = block_stops(&block, &mut carry);
+            if let Some(k) = handed_escape(b, at, bytes, &block, (stops, escaped)) {
+                // Stop at the escape's backslash, the byte before (in the block before
+                // when `k` is 0).
+                return Some((at + k).saturating_sub(1));
             }
             if stops == 0 {
                 return None;
@@ -177,9 +157,11 @@ fn blocks<const CHECKED: bool>(
     'from: while let Some(mut rest) = b.get(i..) {
         // The blocks of `rest`, the input from `i` (its offset, `b.len() - rest.len()`).
         while let Some((bytes, after)) = rest.split_first_chunk::<64>() {
+            // The block's offset in `b`.
+            let at = b.len() - rest.len();
             // The bytes of the block before `utf8_until`, when they are all of them: then
             // only control characters are other stops.
-            let checked = utf8_until.saturating_sub(b.len() - rest.len());
+            let checked = utf8_until.saturating_sub(at);
             let block = if CHECKED && checked >= 64 {
                 simd::string_classes::<false>(bytes)
             } else {
@@ -189,26 +171,16 @@ fn blocks<const CHECKED: bool>(
                 }
                 block
             };
-            let escaped = escaped_bytes(block.backslash, &mut carry);
-            let stops = (block.quote | block.other) & !escaped;
-            // Every bit below the first stop (all of them when there is none).
-            let before = (stops & stops.wrapping_neg()).wrapping_sub(1);
-            let mut letters = escaped & before & !(block.quote | block.backslash);
-            while letters != 0 {
-                let k = letters.trailing_zeros() as usize;
-                let c = bytes[k % 64];
-                let complete = is_one_letter(c) || (c == b'u' && plain_unit_at(rest, k + 1));
-                if !complete {
-                    // A surrogate (a pair or an error) or a broken escape: from its
-                    // backslash, the byte before (in the block before when `k` is 0).
-                    i = escape(b, b.len() - rest.len() + k - 1)?;
-                    carry = 0;
-                    continue 'from;
-                }
-                letters &= letters - 1;
+            let (stops, escaped) = block_stops(&block, &mut carry);
+            if let Some(k) = handed_escape(b, at, bytes, &block, (stops, escaped)) {
+                // From the escape's backslash, the byte before (in the block before
+                // when `k` is 0).
+                i = escape(b, at + k - 1)?;
+                carry = 0;
+                continue 'from;
             }
             if stops != 0 {
-                let at = b.len() - rest.len() + stops.trailing_zeros() as usize;
+                let at = at + stops.trailing_zeros() as usize;
                 match byte_at(b, at) {
                     b'"' => return Ok(at + 1),
                     0x80..=0xFF => {
@@ -283,6 +255,45 @@ fn trusted_string_blocks(b: &[u8], i: usize) -> usize {
         return b.len() - rest.len() + quotes.trailing_zeros() as usize + 1;
     }
     b.len()
+}
+
+/// The stops of a block no escape covers (a quote, a control or other byte of
+/// `block.other`), and the bytes escapes cover ([`escaped_bytes`], `carry` as it has
+/// it): the first half of the one reading of a block's escapes for the block loops
+/// ([`first_block`], [`blocks`], the step of [`blocks_utf8`]); [`handed_escape`] is
+/// the second.
+#[inline(always)]
+fn block_stops(block: &simd::StringClasses, carry: &mut u64) -> (u64, u64) {
+    let escaped = escaped_bytes(block.backslash, carry);
+    ((block.quote | block.other) & !escaped, escaped)
+}
+
+/// The offset in the block of `b` at `at` (its bytes `bytes`, its classes `block`) of
+/// the first escaped letter before the block's first stop ([`block_stops`]) that the
+/// block loops do not take themselves: a surrogate `\u` (which may be a pair) or a
+/// broken escape, which the general rules read from the backslash before it. Each
+/// escaped letter is checked here once: a one-letter escape, or `u` and four hex
+/// digits of a code unit that is not a surrogate ([`is_plain_unit`]).
+#[inline(always)]
+fn handed_escape(
+    b: &[u8],
+    at: usize,
+    bytes: &[u8; 64],
+    block: &simd::StringClasses,
+    (stops, escaped): (u64, u64),
+) -> Option<usize> {
+    // Every bit below the first stop (all of them when there is none).
+    let before = (stops & stops.wrapping_neg()).wrapping_sub(1);
+    let mut letters = escaped & before & !(block.quote | block.backslash);
+    while letters != 0 {
+        let k = letters.trailing_zeros() as usize;
+        let c = bytes[k % 64];
+        if !(is_one_letter(c) || (c == b'u' && plain_unit_at(b, at + k + 1))) {
+            return Some(k);
+        }
+        letters &= letters - 1;
+    }
+    None
 }
 
 /// The bytes of a 64-byte block that an escape covers (bit `k` for byte `k`): those
