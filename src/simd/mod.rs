@@ -217,46 +217,12 @@ pub mod fuzzing {
     }
 
     /// The one-pass string loop where the CPU has AVX2 (`string_avx2.rs`) over `b`
-    /// from `i`, its step stopping at byte `stop` of `b`: asserts that each block it
-    /// is given is the bytes of `b` from its offset (padded with zeros), with the
-    /// scalar body's classes (`string_classes::<false>`), and that the loop stops at
-    /// `stop` (at most `b.len()`) with `core::str::from_utf8`'s verdict on the bytes
-    /// from `i` to there. Nothing where the CPU has no AVX2.
+    /// from `i`, its step stopping at byte `stop` of `b`, against the scalar body's
+    /// classes and `core::str::from_utf8` (`string_avx2::agrees`, which the unit tests
+    /// call too). Nothing where the CPU has no AVX2.
     pub fn string_blocks_utf8(b: &[u8], i: usize, stop: usize) {
         #[cfg(target_arch = "x86_64")]
-        {
-            let start = i.min(b.len());
-            let mut next = start;
-            let got = super::string_avx2::string_blocks(b, i, |bytes, classes, at| {
-                assert_eq!(at, next, "the offset of a block");
-                next += 64;
-                let mut want = [0u8; 64];
-                let from = b.get(at..).unwrap_or(&[]);
-                let n = from.len().min(64);
-                want[..n].copy_from_slice(&from[..n]);
-                assert_eq!(bytes, &want, "the bytes of the block at {at}");
-                assert_eq!(
-                    classes,
-                    super::scalar::string_classes::<false>(bytes),
-                    "the classes of the block at {at}"
-                );
-                (stop < at + 64).then_some(stop)
-            });
-            if let Some(got) = got {
-                // Where the verdict is no, the loop may stop at the first block with an
-                // error, before the step's stop.
-                if got.utf8 {
-                    assert_eq!(got.at, stop.min(b.len()), "where the one-pass loop stopped");
-                }
-                assert!(got.at <= b.len(), "the one-pass loop stopped past the end");
-                let end = stop.max(start).min(b.len());
-                assert_eq!(
-                    got.utf8,
-                    core::str::from_utf8(&b[start..end]).is_ok(),
-                    "the one-pass loop's UTF-8 from {i} to {end}"
-                );
-            }
-        }
+        super::string_avx2::agrees(b, i, stop);
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (b, i, stop);
     }

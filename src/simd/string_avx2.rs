@@ -211,3 +211,53 @@ where
         utf8: state.is_utf8(&t),
     }
 }
+
+/// [`string_blocks`] with a step that stops at byte `stop` of the input
+/// (in the first block when `stop` is before `i`; never, when it is past the last
+/// block): every block the step is given is the input's from its offset (padded with
+/// zeros after the end), its classes the scalar body's (`string_classes::<false>`:
+/// control characters only among the other stops), and the loop stops there with the
+/// verdict of `core::str::from_utf8` on the bytes from `i` to the stop (or, where that
+/// is no, may stop at the first block with an error). Nothing where
+/// the CPU has no AVX2. For the unit tests (`simd/tests.rs`) and the `simd` fuzz target.
+#[cfg(any(test, fuzzing))]
+#[cfg_attr(miri, allow(dead_code))]
+pub(crate) fn agrees(b: &[u8], i: usize, stop: usize) {
+    let mut blocks = 0;
+    let got = string_blocks(b, i, |bytes, classes, at| {
+        assert_eq!(at, i.min(b.len()) + 64 * blocks, "offset of block {blocks}");
+        blocks += 1;
+        let mut want = [0u8; 64];
+        let from = b.get(at..).unwrap_or(&[]);
+        let n = from.len().min(64);
+        want[..n].copy_from_slice(&from[..n]);
+        assert_eq!(bytes, &want, "the bytes of the block at {at}");
+        assert_eq!(
+            classes,
+            super::scalar::string_classes::<false>(bytes),
+            "the classes of {bytes:02x?}"
+        );
+        (stop < at + 64).then_some(stop)
+    });
+    // (`at + 64` above: `at` is at most the length of a slice, 64 more is no overflow.)
+    let Some(got) = got else {
+        return;
+    };
+    let len = b.len();
+    // Where the verdict is no, the loop may stop at the first block with an error,
+    // before the step's stop.
+    if got.utf8 {
+        assert_eq!(
+            got.at,
+            stop.min(len),
+            "the stop of {b:02x?} from {i} at {stop}"
+        );
+    }
+    assert!(got.at <= len, "past the end: {b:02x?} from {i} at {stop}");
+    let start = i.min(len);
+    assert_eq!(
+        got.utf8,
+        core::str::from_utf8(&b[start..stop.max(start).min(len)]).is_ok(),
+        "the verdict on {b:02x?} from {i} to {stop}"
+    );
+}

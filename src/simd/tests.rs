@@ -393,55 +393,6 @@ fn find_byte_finds_the_first() {
     }
 }
 
-/// `string_avx2::string_blocks` with a step that stops at byte `stop` of the input
-/// (in the first block when `stop` is before `i`; never, when it is past the last
-/// block): every block the step is given is the input's from its offset (padded with
-/// zeros after the end), its classes the scalar body's (`string_classes::<false>`:
-/// control characters only among the other stops), and the loop stops there with the
-/// verdict of `core::str::from_utf8` on the bytes from `i` to the stop (or, where that
-/// is no, may stop at the first block with an error). Nothing where
-/// the CPU has no AVX2.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-fn blocks_utf8_agree(b: &[u8], i: usize, stop: usize) {
-    let mut blocks = 0;
-    let got = super::string_avx2::string_blocks(b, i, |bytes, classes, at| {
-        assert_eq!(at, i.min(b.len()) + 64 * blocks, "offset of block {blocks}");
-        blocks += 1;
-        let mut want = [0u8; 64];
-        let from = b.get(at..).unwrap_or(&[]);
-        let n = from.len().min(64);
-        want[..n].copy_from_slice(&from[..n]);
-        assert_eq!(bytes, &want, "the bytes of the block at {at}");
-        assert_eq!(
-            classes,
-            scalar::string_classes::<false>(bytes),
-            "the classes of {bytes:02x?}"
-        );
-        (stop < at + 64).then_some(stop)
-    });
-    // (`at + 64` above: `at` is at most the length of a slice, 64 more is no overflow.)
-    let Some(got) = got else {
-        return;
-    };
-    let len = b.len();
-    // Where the verdict is no, the loop may stop at the first block with an error,
-    // before the step's stop.
-    if got.utf8 {
-        assert_eq!(
-            got.at,
-            stop.min(len),
-            "the stop of {b:02x?} from {i} at {stop}"
-        );
-    }
-    assert!(got.at <= len, "past the end: {b:02x?} from {i} at {stop}");
-    let start = i.min(len);
-    assert_eq!(
-        got.utf8,
-        core::str::from_utf8(&b[start..stop.max(start).min(len)]).is_ok(),
-        "the verdict on {b:02x?} from {i} to {stop}"
-    );
-}
-
 /// Where the CPU has AVX2, the scanner's one-pass loop runs (so that the tests below
 /// and the scanner's pin it, not only the SSE2 loop).
 #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -468,13 +419,13 @@ fn the_one_pass_loop_is_the_scalar_classes_and_core() {
                 s.extend_from_slice(c.as_bytes());
                 s.extend_from_slice(fill.repeat(70 / fill.len()).as_bytes());
                 for stop in at.saturating_sub(2)..at + c.len() + 2 {
-                    blocks_utf8_agree(&s, 0, stop);
-                    blocks_utf8_agree(&s, 0, stop + 64);
+                    super::string_avx2::agrees(&s, 0, stop);
+                    super::string_avx2::agrees(&s, 0, stop + 64);
                     checked += 2;
                 }
                 for len in [at, at + 1, at + c.len() - 1, at + c.len()] {
-                    blocks_utf8_agree(&s[..len], 0, usize::MAX);
-                    blocks_utf8_agree(&s[..len], 0, len);
+                    super::string_avx2::agrees(&s[..len], 0, usize::MAX);
+                    super::string_avx2::agrees(&s[..len], 0, len);
                     checked += 2;
                 }
             }
@@ -490,7 +441,7 @@ fn the_one_pass_loop_is_the_scalar_classes_and_core() {
             b[at] = with;
             for i in [0, 1, 63, 64] {
                 for stop in [at, at + 1, at + 3, at + 64, usize::MAX] {
-                    blocks_utf8_agree(&b, i, stop);
+                    super::string_avx2::agrees(&b, i, stop);
                     checked += 1;
                 }
             }
@@ -506,7 +457,7 @@ fn the_one_pass_loop_is_the_scalar_classes_and_core() {
         usize::MAX,
     ] {
         for stop in [0, 3, 200, usize::MAX] {
-            blocks_utf8_agree(text, i, stop);
+            super::string_avx2::agrees(text, i, stop);
         }
     }
     assert!(checked > 100_000, "{checked}");
