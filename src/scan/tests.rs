@@ -367,6 +367,19 @@ fn the_build_is_the_one_asked_for() {
 /// input, cut at every length: the word walk reads a run that ends within 16 bytes of
 /// its start from one window of 24 bytes, and the rest past its end; its copies give
 /// the general walk's answer on each.
+/// Every walk gives the general walk's verdict on `input`, from its start (depth 8).
+fn walks_agree_from_the_start(input: &[u8]) {
+    let want = value::general(input, 0, 8);
+    for (_, got) in build::other_walks(input, 0, 8) {
+        assert_eq!(
+            got,
+            want,
+            "{:?}",
+            std::string::String::from_utf8_lossy(input)
+        );
+    }
+}
+
 /// A key and its string value, read at once by the word walk's `nested_key` where they
 /// fit its masks: every key length around the first mask's 16 bytes, every value
 /// length around both masks' 32, a value that stops (an escape, non-ASCII, a control
@@ -393,16 +406,7 @@ fn keys_with_string_values_agree() {
                             doc.len()..=doc.len()
                         };
                         for cut in cuts {
-                            let input = &doc[..cut];
-                            let want = value::general(input, 0, 8);
-                            for (_, got) in build::other_walks(input, 0, 8) {
-                                assert_eq!(
-                                    got,
-                                    want,
-                                    "{:?}",
-                                    std::string::String::from_utf8_lossy(input)
-                                );
-                            }
+                            walks_agree_from_the_start(&doc[..cut]);
                             checked += 1;
                         }
                     }
@@ -459,16 +463,7 @@ fn keys_with_number_values_agree() {
             ] {
                 let doc = doc.as_bytes();
                 for cut in 0..=doc.len() {
-                    let input = &doc[..cut];
-                    let want = value::general(input, 0, 8);
-                    for (_, got) in build::other_walks(input, 0, 8) {
-                        assert_eq!(
-                            got,
-                            want,
-                            "{:?}",
-                            std::string::String::from_utf8_lossy(input)
-                        );
-                    }
+                    walks_agree_from_the_start(&doc[..cut]);
                     checked += 1;
                 }
             }
@@ -491,16 +486,7 @@ fn plain_runs_of_every_length_agree() {
                 ] {
                     let doc = doc.as_bytes();
                     for cut in 0..=doc.len() {
-                        let input = &doc[..cut];
-                        let want = value::general(input, 0, 8);
-                        for (_, got) in build::other_walks(input, 0, 8) {
-                            assert_eq!(
-                                got,
-                                want,
-                                "{:?}",
-                                std::string::String::from_utf8_lossy(input)
-                            );
-                        }
+                        walks_agree_from_the_start(&doc[..cut]);
                         checked += 1;
                     }
                 }
