@@ -402,6 +402,28 @@ fn the_one_pass_string_loop_runs_where_the_cpu_has_avx2() {
     assert_eq!(ran, std::is_x86_feature_detected!("avx2"));
 }
 
+/// The one-pass loop's classes are the scalar body's (`string_avx2::agrees`) for every
+/// byte value, at each edge of the two vectors of a block, in a block with and without
+/// a backslash (before it, after it, apart: a quote or control character escaped or
+/// not).
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[test]
+fn the_one_pass_classes_are_the_scalar_ones_for_every_byte() {
+    for c in 0..=255u8 {
+        for at in [0usize, 1, 30, 31, 32, 33, 62, 63] {
+            for with in [None, Some(at ^ 1), Some(at.saturating_sub(1)), Some(40)] {
+                let mut s = [b'a'; 130];
+                if let Some(k) = with {
+                    s[k] = b'\\';
+                }
+                s[at] = c;
+                super::string_avx2::agrees(&s, 0, usize::MAX);
+                super::string_avx2::agrees(&s, 1, usize::MAX);
+            }
+        }
+    }
+}
+
 /// The one-pass loop's classes and UTF-8 verdict: characters of every width at every
 /// offset of the first three blocks, the stop at every byte around them (a character
 /// cut by the stop, or by a block edge with the check's state carried over); every
