@@ -14,10 +14,25 @@
 //! where it can (`#[cfg_attr(jsonrpc_slice_fast, path = "..._fast.rs")]`). See
 //! "The compact build" in `docs/DESIGN.md`. Nothing picks code by the CPU at run time
 //! but the UTF-8 check on x86_64 (simdutf8 with `std`, AVX2 nibble lookups without,
-//! `src/simd/lookup.rs`): on x86_64, `-C target-cpu=x86-64-v3` gives the whole crate
+//! `src/simd/lookup.rs`) and the scanner's one-pass string loop (AVX-512 where the
+//! compiler is 1.89 or newer, `jsonrpc_slice_avx512`, else AVX2): on x86_64, `-C target-cpu=x86-64-v3` gives the whole crate
 //! AVX2 and BMI.
 
 use std::env;
+
+/// The minor version of the compiler that builds the crate (`rustc -vV`'s
+/// `release: 1.X.Y`), `None` where it cannot be asked or read.
+fn rustc_minor() -> Option<u32> {
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let out = std::process::Command::new(rustc).arg("-vV").output().ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let release = text.lines().find_map(|l| l.strip_prefix("release: "))?;
+    let mut parts = release.split('.');
+    if parts.next()? != "1" {
+        return None;
+    }
+    parts.next()?.parse().ok()
+}
 
 /// `true` if the build `name` (`COMPACT`, `FAST`) was asked for, by its cfg or by its
 /// environment variable.
@@ -29,6 +44,15 @@ fn asked(name: &str) -> bool {
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(jsonrpc_slice_fast)");
     println!("cargo::rustc-check-cfg=cfg(jsonrpc_slice_compact)");
+    println!("cargo::rustc-check-cfg=cfg(jsonrpc_slice_avx512)");
+    println!("cargo::rerun-if-env-changed=RUSTC");
+    // The AVX-512 intrinsics and target features are stable from Rust 1.89; the crate
+    // builds at 1.81, so the one-pass string loop on 64-byte vectors
+    // (`src/simd/string_avx512.rs`) is compiled only where the compiler has them.
+    let x86_64 = env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "x86_64");
+    if x86_64 && rustc_minor().is_some_and(|m| m >= 89) {
+        println!("cargo::rustc-cfg=jsonrpc_slice_avx512");
+    }
     for name in ["COMPACT", "FAST"] {
         println!("cargo::rerun-if-env-changed=CARGO_CFG_JSONRPC_SLICE_{name}");
         println!("cargo::rerun-if-env-changed=JSONRPC_SLICE_{name}");

@@ -734,14 +734,22 @@ mod tests {
         b"\"",
     ];
 
-    /// The block loop, both ways (the one pass that checks UTF-8 too where the CPU has
-    /// AVX2, [`blocks_utf8`], and the SSE2 loop that checks each non-ASCII run,
+    /// The block loop, every way (the one pass that checks UTF-8 too where the CPU has
+    /// AVX2, [`blocks_utf8`], on AVX-512 and on AVX2 where it has both, and the SSE2 loop that checks each non-ASCII run,
     /// [`string_blocks_by_classes`]), gives what the general loop gives from `i`: the
     /// end, or the error's kind and offset.
     fn blocks_agree(b: &[u8], i: usize) {
         let want = string_rest::<false>(b, i);
         let text = || std::string::String::from_utf8_lossy(b);
         assert_eq!(string_blocks(b, i), want, "{:?} from {i}", text());
+        // The AVX2 one-pass loop too, where the CPU has AVX-512 and the scanner takes
+        // that one.
+        assert_eq!(
+            crate::simd::with_avx2_only(|| string_blocks(b, i)),
+            want,
+            "AVX2: {:?} from {i}",
+            text()
+        );
         assert_eq!(
             string_blocks_by_classes(b, i),
             want,

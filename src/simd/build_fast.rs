@@ -107,15 +107,18 @@ pub(crate) struct Stopped {
 /// the block, or the byte before it); and in the same pass the UTF-8 check of the bytes
 /// from `i` to that stop. For
 /// the scanner's long strings, whose UTF-8 is then not checked apart (no pass to find
-/// their end first). On x86_64 where the CPU has AVX2 (asked at run time,
-/// `string_avx2.rs`); `None` elsewhere, where the scanner reads the string by
+/// their end first). On x86_64 where the CPU has AVX-512 F and BW (asked at run time,
+/// `string_avx512.rs`, where the compiler has its intrinsics) or else AVX2
+/// (`string_avx2.rs`); `None` elsewhere, where the scanner reads the string by
 /// [`string_classes`] and [`is_utf8`].
 #[inline(always)]
 pub(crate) fn string_blocks_utf8<F>(b: &[u8], i: usize, step: F) -> Option<Stopped>
 where
     F: FnMut(&[u8; 64], super::StringClasses, usize) -> Option<usize>,
 {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", jsonrpc_slice_avx512))]
+    return super::string_avx512::string_blocks_widest(b, i, step, tests::avx2_only());
+    #[cfg(all(target_arch = "x86_64", not(jsonrpc_slice_avx512)))]
     return super::string_avx2::string_blocks(b, i, step);
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -170,9 +173,44 @@ pub(crate) fn copy_long<const S: usize, const D: usize, const TO_MASK: usize>(
     }
 }
 
-#[cfg(test)]
+/// Without the tests, the dispatch takes the widest loop there is.
+#[cfg(all(not(test), target_arch = "x86_64", jsonrpc_slice_avx512))]
 mod tests {
+    /// Never: the tests alone ask for the AVX2 loop where AVX-512 is there.
+    #[inline(always)]
+    pub(super) fn avx2_only() -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
     extern crate std;
+
+    std::thread_local! {
+        /// Whether this thread's scanner is to take the AVX2 one-pass loop where the
+        /// CPU has AVX-512 too, so that a test can pin both loops (`with_avx2_only`).
+        static AVX2_ONLY: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+    }
+
+    /// Whether this thread asked for the AVX2 one-pass loop ([`with_avx2_only`]).
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", jsonrpc_slice_avx512)),
+        allow(dead_code)
+    )]
+    pub(crate) fn avx2_only() -> bool {
+        AVX2_ONLY.with(core::cell::Cell::get)
+    }
+
+    /// `f` run with the scanner's one-pass loop the AVX2 one (on this thread), where
+    /// the CPU has AVX-512 and the dispatch would take that one.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn with_avx2_only<R>(f: impl FnOnce() -> R) -> R {
+        AVX2_ONLY.with(|c| c.set(true));
+        let r = f();
+        AVX2_ONLY.with(|c| c.set(false));
+        r
+    }
 
     /// `is_utf8` (simdutf8 with `std` on the fast build) says what `core::str::from_utf8`
     /// says, and `utf8_str` gives its `&str`: on valid text of every width, at every length, and with each byte of it

@@ -138,12 +138,12 @@ const SURROGATE: u8 = 1 << 4;
 const OVERLONG_2: u8 = 1 << 5;
 const TOO_LARGE_1000: u8 = 1 << 6;
 const OVERLONG_4: u8 = 1 << 6;
-const TWO_CONTS: u8 = 1 << 7;
+pub(super) const TWO_CONTS: u8 = 1 << 7;
 /// The kinds that the low nibble of the byte before does not narrow.
 const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
 
 /// By the high nibble of the byte before: what it may start or continue.
-const BEFORE_HIGH: [u8; 16] = {
+pub(super) const BEFORE_HIGH: [u8; 16] = {
     let mut t = [0u8; 16];
     let mut n = 0;
     while n < 16 {
@@ -163,7 +163,7 @@ const BEFORE_HIGH: [u8; 16] = {
 
 /// By the low nibble of the byte before: which leads of each high nibble are the
 /// narrow ones (`C0`/`C1`, `E0`, `ED`, `F0`, `F4`, `F5` and up).
-const BEFORE_LOW: [u8; 16] = {
+pub(super) const BEFORE_LOW: [u8; 16] = {
     let mut t = [0u8; 16];
     let mut n = 0;
     while n < 16 {
@@ -182,7 +182,7 @@ const BEFORE_LOW: [u8; 16] = {
 };
 
 /// By the high nibble of the byte: which second bytes make each kind.
-const HIGH: [u8; 16] = {
+pub(super) const HIGH: [u8; 16] = {
     let mut t = [0u8; 16];
     let mut n = 0;
     while n < 16 {

@@ -18,7 +18,8 @@
 //! where `cpuid` says it has AVX2 (`lookup.rs`, asked once): the UTF-8 check of the
 //! fast build without `std` (`lookup.rs`; by SSE2's masks elsewhere, `utf8.rs`), and
 //! the scanner's long strings, whose classes and UTF-8 are then found in one pass
-//! (`string_avx2.rs`, [`string_blocks_utf8`]; elsewhere [`string_classes`] and
+//! (`string_avx2.rs`, or `string_avx512.rs` where the CPU has AVX-512 and the
+//! compiler its intrinsics, [`string_blocks_utf8`]; elsewhere [`string_classes`] and
 //! [`is_utf8`], two passes).
 //!
 //! The SIMD bodies are the only `unsafe` code of the crate (the intrinsics are `unsafe`
@@ -47,7 +48,8 @@
 //! - [`string_classes`]: the quotes, backslashes and control or non-ASCII bytes of a
 //!   64-byte block, one mask each (the scanner's strings with escapes, block by block).
 //! - [`string_blocks_utf8`]: a string's blocks, the same classes and the UTF-8 check
-//!   in one pass, the scanner's step for each block run inside the loop (AVX2 only).
+//!   in one pass, the scanner's step for each block run inside the loop (AVX2 or
+//!   AVX-512 only).
 //! - [`plain_bits`], [`backslash_bits`]: the stops of [`plain_end`], and the
 //!   backslashes, of a 64-byte block as a mask (the writer's escaping and the decoder
 //!   of strings, a block at a time).
@@ -90,6 +92,17 @@ pub(crate) mod lookup;
 #[cfg(all(target_arch = "x86_64", any(jsonrpc_slice_fast, test, fuzzing)))]
 #[cfg_attr(all(fuzzing, not(jsonrpc_slice_fast), not(test)), allow(dead_code))]
 pub(crate) mod string_avx2;
+// The same loop on 64-byte vectors where an x86_64 CPU has AVX-512 (asked at run
+// time) and the compiler its intrinsics (`build.rs`): tried before the AVX2 one.
+#[cfg(all(
+    target_arch = "x86_64",
+    jsonrpc_slice_avx512,
+    any(jsonrpc_slice_fast, test, fuzzing)
+))]
+#[cfg_attr(all(fuzzing, not(jsonrpc_slice_fast), not(test)), allow(dead_code))]
+// Compiled only by Rust 1.89 and up, whatever the crate's MSRV: Clippy is told so.
+#[clippy::msrv = "1.89"]
+pub(crate) mod string_avx512;
 // What the build takes of the bodies, and on the fast build the routines only its
 // scanner calls (`plain_ascii_mask`, `string_classes`, `is_utf8`): one file each, all
 // of it re-exported here.
@@ -97,6 +110,10 @@ pub(crate) mod string_avx2;
 #[cfg_attr(not(jsonrpc_slice_fast), path = "build_compact.rs")]
 mod build;
 
+/// For the scanner's tests, which run the AVX2 one-pass loop too where the CPU has
+/// AVX-512.
+#[cfg(all(test, jsonrpc_slice_fast))]
+pub(crate) use build::tests::with_avx2_only;
 pub(crate) use build::*;
 
 /// The offset of the first byte at or after `i` that is `"`, `\` or below 0x20, or
@@ -216,10 +233,11 @@ pub mod fuzzing {
         masks
     }
 
-    /// The one-pass string loop where the CPU has AVX2 (`string_avx2.rs`) over `b`
-    /// from `i`, its step stopping at byte `stop` of `b`, against the scalar body's
-    /// classes and `core::str::from_utf8` (`string_avx2::agrees`, which the unit tests
-    /// call too). Nothing where the CPU has no AVX2.
+    /// The one-pass string loops where the CPU has AVX2 (`string_avx2.rs`) and
+    /// AVX-512 (`string_avx512.rs`) over `b` from `i`, their step stopping at byte
+    /// `stop` of `b`, against the scalar body's classes and `core::str::from_utf8`
+    /// (`string_avx2::agrees`, which the unit tests call too). Nothing for a loop the
+    /// CPU cannot run.
     pub fn string_blocks_utf8(b: &[u8], i: usize, stop: usize) {
         #[cfg(target_arch = "x86_64")]
         super::string_avx2::agrees(b, i, stop);

@@ -44,7 +44,9 @@ pub(crate) struct Stopped {
 /// byte before it: the backslash of an escape whose letter starts the block); then
 /// whether the bytes from `i` to that stop are UTF-8. `None` where the CPU has no AVX2
 /// (the caller reads the string another way). A step that never stops is stopped at
-/// the end of `b`.
+/// the end of `b`. Where the compiler has AVX-512's intrinsics the scanner enters by
+/// `string_avx512::string_blocks_widest` instead, and only the tests call this.
+#[cfg_attr(all(jsonrpc_slice_avx512, not(any(test, fuzzing))), allow(dead_code))]
 #[inline]
 pub(crate) fn string_blocks<F>(b: &[u8], i: usize, step: F) -> Option<Stopped>
 where
@@ -155,13 +157,14 @@ unsafe fn classes(low: __m256i, high: __m256i) -> StringClasses {
     }
 }
 
-/// The loop of [`string_blocks`].
+/// The loop of [`string_blocks`] (and of `string_avx512::string_blocks_widest`, which
+/// asks the CPU itself).
 ///
 /// # Safety
 ///
 /// The CPU must run AVX2.
 #[target_feature(enable = "avx2")]
-unsafe fn blocks<F>(b: &[u8], i: usize, mut step: F) -> Stopped
+pub(super) unsafe fn blocks<F>(b: &[u8], i: usize, mut step: F) -> Stopped
 where
     F: FnMut(&[u8; 64], StringClasses, usize) -> Option<usize>,
 {
@@ -212,30 +215,60 @@ where
     }
 }
 
-/// [`string_blocks`] with a step that stops at byte `stop` of the input
+/// A one-pass loop (this file's [`string_blocks`] or `string_avx512.rs`'s), its step
+/// a trait object so that one check takes either.
+#[cfg(any(test, fuzzing))]
+type Loop = fn(
+    &[u8],
+    usize,
+    &mut dyn FnMut(&[u8; 64], StringClasses, usize) -> Option<usize>,
+) -> Option<Stopped>;
+
+/// The one-pass loops with a step that stops at byte `stop` of the input
 /// (in the first block when `stop` is before `i`; never, when it is past the last
 /// block): every block the step is given is the input's from its offset (padded with
 /// zeros after the end), its classes the scalar body's (`string_classes::<false>`:
 /// control characters only among the other stops), and the loop stops there with the
 /// verdict of `core::str::from_utf8` on the bytes from `i` to the stop (or, where that
-/// is no, may stop at the first block with an error). Nothing where
-/// the CPU has no AVX2. For the unit tests (`simd/tests.rs`) and the `simd` fuzz target.
+/// is no, may stop at the first block with an error). Each loop the CPU runs: this
+/// file's where it has AVX2, `string_avx512.rs`'s where it has AVX-512 (and the
+/// compiler its intrinsics). For the unit tests (`simd/tests.rs`) and the `simd`
+/// fuzz target.
 #[cfg(any(test, fuzzing))]
 #[cfg_attr(miri, allow(dead_code))]
 pub(crate) fn agrees(b: &[u8], i: usize, stop: usize) {
+    agrees_by("avx2", |b, i, step| string_blocks(b, i, step), b, i, stop);
+    #[cfg(jsonrpc_slice_avx512)]
+    agrees_by(
+        "avx512",
+        |b, i, step| super::string_avx512::string_blocks(b, i, step),
+        b,
+        i,
+        stop,
+    );
+}
+
+/// [`agrees`] for one loop, `run`, named `name` in the messages.
+#[cfg(any(test, fuzzing))]
+#[cfg_attr(miri, allow(dead_code))]
+fn agrees_by(name: &str, run: Loop, b: &[u8], i: usize, stop: usize) {
     let mut blocks = 0;
-    let got = string_blocks(b, i, |bytes, classes, at| {
-        assert_eq!(at, i.min(b.len()) + 64 * blocks, "offset of block {blocks}");
+    let got = run(b, i, &mut |bytes, classes, at| {
+        assert_eq!(
+            at,
+            i.min(b.len()) + 64 * blocks,
+            "{name}: offset of block {blocks}"
+        );
         blocks += 1;
         let mut want = [0u8; 64];
         let from = b.get(at..).unwrap_or(&[]);
         let n = from.len().min(64);
         want[..n].copy_from_slice(&from[..n]);
-        assert_eq!(bytes, &want, "the bytes of the block at {at}");
+        assert_eq!(bytes, &want, "{name}: the bytes of the block at {at}");
         assert_eq!(
             classes,
             super::scalar::string_classes::<false>(bytes),
-            "the classes of {bytes:02x?}"
+            "{name}: the classes of {bytes:02x?}"
         );
         (stop < at + 64).then_some(stop)
     });
@@ -250,14 +283,17 @@ pub(crate) fn agrees(b: &[u8], i: usize, stop: usize) {
         assert_eq!(
             got.at,
             stop.min(len),
-            "the stop of {b:02x?} from {i} at {stop}"
+            "{name}: the stop of {b:02x?} from {i} at {stop}"
         );
     }
-    assert!(got.at <= len, "past the end: {b:02x?} from {i} at {stop}");
+    assert!(
+        got.at <= len,
+        "{name}: past the end: {b:02x?} from {i} at {stop}"
+    );
     let start = i.min(len);
     assert_eq!(
         got.utf8,
         core::str::from_utf8(&b[start..stop.max(start).min(len)]).is_ok(),
-        "the verdict on {b:02x?} from {i} to {stop}"
+        "{name}: the verdict on {b:02x?} from {i} to {stop}"
     );
 }

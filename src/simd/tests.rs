@@ -402,6 +402,18 @@ fn the_one_pass_string_loop_runs_where_the_cpu_has_avx2() {
     assert_eq!(ran, std::is_x86_feature_detected!("avx2"));
 }
 
+/// Where the CPU has AVX-512 F and BW (and the compiler its intrinsics), the AVX-512
+/// one-pass loop runs, and the scanner takes it (so that the tests below and the
+/// scanner's pin it, not only the AVX2 loop).
+#[cfg(all(target_arch = "x86_64", jsonrpc_slice_avx512, not(miri)))]
+#[test]
+fn the_one_pass_string_loop_runs_where_the_cpu_has_avx512() {
+    let has = std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw");
+    let ran = super::string_avx512::string_blocks(b"\"", 0, |_, _, _| Some(0)).is_some();
+    assert_eq!(ran, has);
+    assert_eq!(super::string_avx512::available(), has);
+}
+
 /// The one-pass loop's classes are the scalar body's (`string_avx2::agrees`) for every
 /// byte value, at each edge of the two vectors of a block, in a block with and without
 /// a backslash (before it, after it, apart: a quote or control character escaped or
