@@ -62,6 +62,8 @@ const AVX512: u8 = 3;
 /// where it runs neither. The CPU asked once for both ([`widest`]), so that the AVX2
 /// loop costs what it cost before this one was there: the instruction counts, taken
 /// under valgrind, whose CPU has no AVX-512, stay comparable.
+// The compact build's tests compile this file for its unit tests, not its scanner.
+#[cfg_attr(not(jsonrpc_slice_fast), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn string_blocks_widest<F>(
     b: &[u8],
