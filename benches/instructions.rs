@@ -61,6 +61,16 @@ use jsonrpc_slice::raw::Step::{Index, Key};
 use jsonrpc_slice::{Limits, ResultWriter};
 use per_byte_text::{repeat_to, request, text_of, ASCII};
 
+/// With `STEPCOUNT_MARKERS` set, stops the process (`SIGSTOP`) for
+/// `benches/stepcount.rs`, which single-steps from one stop to the next: the measured
+/// call between two markers. Without it, nothing.
+fn marker(on: bool) {
+    if on {
+        // SAFETY: raise(3) with a valid signal number; the tracer resumes the process.
+        unsafe { libc::raise(libc::SIGSTOP) };
+    }
+}
+
 /// Counted by callgrind: everything under this function, nothing else.
 #[inline(never)]
 fn measured_loop(job: &mut dyn FnMut(&[u8]) -> u64, msg: &[u8], n: usize) -> u64 {
@@ -215,6 +225,7 @@ fn main() {
             .unwrap_or_else(|| panic!("no message {stem}"))
     };
     let n = |s: &str| s.parse::<usize>().expect("N");
+    let markers = std::env::var_os("STEPCOUNT_MARKERS").is_some();
     match args.as_slice() {
         ["reply", imp, count] => {
             let msg = &one("01").bytes;
@@ -222,7 +233,9 @@ fn main() {
             let mut job: ReplyJob = common::reply_job(imp);
             let len = job(msg, &mut out);
             common::check_reply(imp, &out[..len]);
+            marker(markers);
             let total = measured_reply(&mut *job, msg, &mut out, n(count));
+            marker(markers);
             assert_eq!(total, common::REPLY.len() * n(count));
             common::check_reply(imp, &out[..len]);
         }
@@ -230,7 +243,9 @@ fn main() {
             let (input, mut job, want) = per_byte(what, n(bytes));
             assert_eq!(job(&input), want);
             // `measured_loop` too: a copy of it under another name would be merged with it.
+            marker(markers);
             let total = measured_loop(&mut *job, &input, n(count));
+            marker(markers);
             assert_eq!(total, want.wrapping_mul(n(count) as u64));
         }
         [imp, stem, count] => {
@@ -238,7 +253,9 @@ fn main() {
             let mut job: Job = job(imp, m.response);
             let want = common::expected(imp, m);
             assert_eq!(job(&m.bytes), want, "{imp} on {stem}");
+            marker(markers);
             let total = measured_loop(&mut *job, &m.bytes, n(count));
+            marker(markers);
             assert_eq!(total, want.wrapping_mul(n(count) as u64));
         }
         // `cargo bench` runs every bench target: check, and say how to get the table.
