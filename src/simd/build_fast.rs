@@ -117,7 +117,7 @@ where
     F: FnMut(&[u8; 64], super::StringClasses, usize) -> Option<usize>,
 {
     #[cfg(all(target_arch = "x86_64", jsonrpc_slice_avx512))]
-    return super::string_avx512::string_blocks_widest(b, i, step, tests::avx2_only());
+    return super::string_avx512::string_blocks_widest(b, i, step, loop_choice::avx2_only());
     #[cfg(all(target_arch = "x86_64", not(jsonrpc_slice_avx512)))]
     return super::string_avx2::string_blocks(b, i, step);
     #[cfg(not(target_arch = "x86_64"))]
@@ -173,9 +173,10 @@ pub(crate) fn copy_long<const S: usize, const D: usize, const TO_MASK: usize>(
     }
 }
 
-/// Without the tests, the dispatch takes the widest loop there is.
+/// Which one-pass loop the dispatch takes where the CPU has AVX-512: the widest there
+/// is, always, outside the tests.
 #[cfg(all(not(test), target_arch = "x86_64", jsonrpc_slice_avx512))]
-mod tests {
+mod loop_choice {
     /// Never: the tests alone ask for the AVX2 loop where AVX-512 is there.
     #[inline(always)]
     pub(super) fn avx2_only() -> bool {
@@ -183,13 +184,16 @@ mod tests {
     }
 }
 
+/// Which one-pass loop the dispatch takes where the CPU has AVX-512: the widest there
+/// is, unless a test asked this thread for the AVX2 one ([`with_avx2_only`]), so that
+/// the tests pin both loops on such a CPU.
 #[cfg(test)]
-pub(crate) mod tests {
+pub(crate) mod loop_choice {
     extern crate std;
 
     std::thread_local! {
         /// Whether this thread's scanner is to take the AVX2 one-pass loop where the
-        /// CPU has AVX-512 too, so that a test can pin both loops (`with_avx2_only`).
+        /// CPU has AVX-512 too.
         static AVX2_ONLY: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
     }
 
@@ -211,7 +215,10 @@ pub(crate) mod tests {
         AVX2_ONLY.with(|c| c.set(false));
         r
     }
+}
 
+#[cfg(test)]
+mod tests {
     /// `is_utf8` (simdutf8 with `std` on the fast build) says what `core::str::from_utf8`
     /// says, and `utf8_str` gives its `&str`: on valid text of every width, at every length, and with each byte of it
     /// replaced by a byte that breaks or changes it.

@@ -113,7 +113,7 @@ mod build;
 /// For the scanner's tests, which run the AVX2 one-pass loop too where the CPU has
 /// AVX-512.
 #[cfg(all(test, jsonrpc_slice_fast))]
-pub(crate) use build::tests::with_avx2_only;
+pub(crate) use build::loop_choice::with_avx2_only;
 pub(crate) use build::*;
 
 /// The offset of the first byte at or after `i` that is `"`, `\` or below 0x20, or
