@@ -175,8 +175,10 @@ if [ ! -s "$WORK/defmt/semihosting.out" ]; then
 fi
 echo "defmt log: $(wc -c <"$WORK/defmt/semihosting.out") bytes of frames in $WORK/defmt/semihosting.out"
 if ! command -v defmt-print >/dev/null 2>&1; then
-    echo "installing defmt-print (cargo install --locked)"
-    cargo install defmt-print --locked --quiet
+    # A debug build: it decodes a few frames, and a fresh machine builds it in about
+    # half the time of a release build.
+    echo "installing defmt-print (cargo install --locked --debug)"
+    cargo install defmt-print --locked --quiet --debug
 fi
 # The log as the crate's `defmt::Format` impls write it: every line of
 # defmt-expected.log must be in it, whole (the `stats` reply, whose numbers vary, is not
