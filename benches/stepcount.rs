@@ -9,8 +9,7 @@
 //! program's first `SIGSTOP` to its second: the `instructions` bench stops itself so
 //! around its measured call when `STEPCOUNT_MARKERS` is set. `benches/stepcount.sh`
 //! runs it for N and 2N jobs and divides the difference by N, so that the markers' own
-//! instructions cancel out. Slow (a trap and two context switches an instruction): for
-//! a few million instructions, not for a whole table.
+//! instructions cancel out. Slow (a trap and two context switches an instruction).
 
 use std::ffi::CString;
 use std::process::exit;

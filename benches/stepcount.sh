@@ -12,7 +12,8 @@
 # benches/instructions.sh (a third of the best baseline, measured in the same run).
 # Where a path is the same under callgrind and here, the two counts agree to a few
 # instructions in ten thousand (glibc's memcpy and friends are picked for the CPU each
-# sees). Slow: about 100,000 instructions a second; row 08 takes minutes.
+# sees). Slow: about 25,000 instructions a second on this 2-core VM; the whole table
+# takes about 20 minutes, row 08 alone 10.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
