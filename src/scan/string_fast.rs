@@ -245,11 +245,7 @@ fn trusted_string_blocks(b: &[u8], i: usize) -> usize {
         }
         rest = after;
     }
-    let mut last = [0u8; 64];
-    if let Some(head) = last.get_mut(..rest.len()) {
-        head.copy_from_slice(rest);
-    }
-    let block = simd::string_classes::<false>(&last);
+    let block = simd::string_classes::<false>(&simd::padded(rest));
     let quotes = block.quote & !escaped_bytes(block.backslash, &mut carry);
     if quotes != 0 {
         return b.len() - rest.len() + quotes.trailing_zeros() as usize + 1;

@@ -433,11 +433,7 @@ unsafe fn check(b: &[u8]) -> bool {
     // after them, and the zeros find it so).
     let rest = blocks.remainder();
     if !rest.is_empty() {
-        let mut last = [0u8; 64];
-        if let Some(head) = last.get_mut(..rest.len()) {
-            head.copy_from_slice(rest);
-        }
-        block_rule(&t, &last, &mut state);
+        block_rule(&t, &super::padded(rest), &mut state);
     }
     state.is_utf8(&t)
 }

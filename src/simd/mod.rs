@@ -116,6 +116,19 @@ mod build;
 pub(crate) use build::loop_choice::with_avx2_only;
 pub(crate) use build::*;
 
+/// The last bytes of a loop over 64-byte blocks, `rest` (fewer than 64), as a block
+/// padded with zeros: ASCII, which stops no string and leaves a UTF-8 sequence the
+/// end cuts open. (All zeros if `rest` were longer.)
+#[cfg(any(jsonrpc_slice_fast, test, fuzzing))]
+#[inline(always)]
+pub(crate) fn padded(rest: &[u8]) -> [u8; 64] {
+    let mut block = [0u8; 64];
+    if let Some(head) = block.get_mut(..rest.len()) {
+        head.copy_from_slice(rest);
+    }
+    block
+}
+
 /// The offset of the first byte at or after `i` that is `"`, `\` or below 0x20, or
 /// `b.len()` if there is none.
 #[inline]

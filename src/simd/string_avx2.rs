@@ -201,10 +201,7 @@ where
     }
     // The last bytes (fewer than 64), padded with zeros.
     let rest = blocks.remainder();
-    let mut last = [0u8; 64];
-    if let Some(head) = last.get_mut(..rest.len()) {
-        head.copy_from_slice(rest);
-    }
+    let last = super::padded(rest);
     let (low, high) = load(&last);
     let stop = step(&last, classes(low, high), at).unwrap_or(b.len());
     let (low, high) = before(low, high, stop.saturating_sub(at));

@@ -371,10 +371,7 @@ where
     }
     // The last bytes (fewer than 64), padded with zeros.
     let rest = blocks.remainder();
-    let mut tail = [0u8; 64];
-    if let Some(head) = tail.get_mut(..rest.len()) {
-        head.copy_from_slice(rest);
-    }
+    let tail = super::padded(rest);
     let x = load(&tail);
     let stop = step(&tail, classes(x), at).unwrap_or(b.len());
     Stopped {

@@ -68,11 +68,7 @@ pub(crate) fn by_masks(b: &[u8]) -> bool {
     if rest.is_empty() {
         return open == 0;
     }
-    let mut last = [0u8; 64];
-    if let Some(head) = last.get_mut(..rest.len()) {
-        head.copy_from_slice(rest);
-    }
-    block_rule(b, at, &last, open) == Some(0)
+    block_rule(b, at, &super::padded(rest), open) == Some(0)
 }
 
 /// The rule on the block at `at` of `b` (`block`: its bytes, padded after the end of
