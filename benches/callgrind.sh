@@ -1,5 +1,6 @@
-# Shared by benches/instructions.sh and benches/per_byte.sh (sourced, not run): the
-# build of the `instructions` bench and the callgrind count.
+# Shared by benches/instructions.sh, benches/per_byte.sh and benches/stepcount.sh
+# (sourced, not run): the build of the `instructions` bench, the callgrind count, and
+# the instruction table's messages, header and rows.
 #
 # After `parse_build_option` has taken `--target-cpu CPU` out of the arguments and
 # `build_instructions` has run: `$exe` is the bench, `$exe_no_std` the same bench on the
@@ -47,4 +48,47 @@ count() {
     local total
     total=$(sed -n 's/^summary: *//p; s/^totals: *//p' "$out" | head -n 1)
     awk -v t="$total" -v n="$N" 'BEGIN { printf "%.2f", t / n }'
+}
+
+# The implementations of the instruction table, and the bench messages by file name:
+# the shared corpus's eight and benches/messages/'s four.
+impls=(jsonrpc-slice serde_json sonic-rs jsonrpsee-types simd-json)
+baselines=("${impls[@]:1}")
+files=$(for f in ../shared/corpus/bench/*.json benches/messages/*.json; do
+    echo "$(basename "$f") $f"
+done | sort | cut -d' ' -f2)
+
+# table_header: the table's header (and the CSV's, into `$CSV` if set).
+table_header() {
+    printf '| message | bytes | jsonrpc-slice | jsonrpc-slice, no std |'
+    printf ' %s |' "${baselines[@]}"
+    printf ' best baseline ÷ jsonrpc-slice | target (best ÷ 3) | met |\n'
+    printf '|---|---:|---:|'
+    printf -- '---:|%.0s' "${impls[@]}"
+    printf -- '---:|---:|:---:|\n'
+    [ -z "${CSV:-}" ] || echo "message,bytes,$(IFS=,; echo "${impls[*]}"),target,jsonrpc-slice no std" >"$CSV"
+}
+
+# fmt X: X rounded, thousands grouped with commas (whatever the locale has).
+fmt() {
+    awk -v x="$1" 'BEGIN {
+        s = sprintf("%.0f", x); out = ""
+        while (length(s) > 3) { out = "," substr(s, length(s) - 2) out; s = substr(s, 1, length(s) - 3) }
+        print s out
+    }'
+}
+
+row() { # row NAME BYTES SLICE SLICE_NO_STD BASELINE...
+    local name="$1" bytes="$2" slice="$3" no_std="$4"; shift 4
+    local best target ratio met
+    best=$(printf '%s\n' "$@" | sort -g | head -n 1)
+    target=$(awk -v b="$best" 'BEGIN { printf "%.2f", b / 3 }')
+    # Two decimals near 1, so that a row a baseline wins does not read 1.0×.
+    ratio=$(awk -v b="$best" -v s="$slice" 'BEGIN { r = b / s; printf (r < 1.1 ? "%.2f×" : "%.1f×"), r }')
+    met=$(awk -v s="$slice" -v t="$target" 'BEGIN { print (s <= t) ? "yes" : "**no**" }')
+    printf '| %s | %s | %s | %s |' "$name" "$(fmt "$bytes")" "$(fmt "$slice")" "$(fmt "$no_std")"
+    local c
+    for c in "$@"; do printf ' %s |' "$(fmt "$c")"; done
+    printf ' %s | ≤ %s | %s |\n' "$ratio" "$(fmt "$target")" "$met"
+    [ -z "${CSV:-}" ] || echo "$name,$bytes,$slice,$(IFS=,; echo "$*"),$target,$no_std" >>"$CSV"
 }

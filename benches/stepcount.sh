@@ -23,9 +23,6 @@ stepper=$(cargo build --release -p jsonrpc-slice-benches --example stepcount --m
     sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
 [ -x "$stepper" ] || { echo "could not build stepcount" >&2; exit 1; }
 
-impls=(jsonrpc-slice serde_json sonic-rs jsonrpsee-types simd-json)
-baselines=("${impls[@]:1}")
-
 # steps EXE ARGS... (the last argument N): the instructions of one job.
 steps() {
     local exe="$1"; shift
@@ -35,48 +32,43 @@ steps() {
     echo $((two - one))
 }
 
-stems=("$@")
-if [ ${#stems[@]} -eq 0 ]; then
-    for f in ../shared/corpus/bench/*.json benches/messages/*.json; do
-        stems+=("$(basename "$f" .json | cut -d_ -f1)")
+# counts ARGS...: the row's counts, jsonrpc-slice with and without std, then each
+# baseline; ARGS are the bench's arguments with IMPL standing for the implementation.
+counts() {
+    local imp
+    steps "$exe" "${@/IMPL/jsonrpc-slice}"
+    steps "$exe_no_std" "${@/IMPL/jsonrpc-slice}"
+    for imp in "${baselines[@]}"; do
+        steps "$exe" "${@/IMPL/$imp}"
     done
-    mapfile -t stems < <(printf '%s\n' "${stems[@]}" | sort)
-    stems+=(reply)
-fi
+}
+
+asked=("$@")
+# wanted STEM: whether the row was asked for (every row when none was).
+wanted() {
+    [ ${#asked[@]} -eq 0 ] && return 0
+    local a
+    for a in "${asked[@]}"; do
+        [ "$a" = "$1" ] || [[ "$1" == "${a}_"* ]] && return 0
+    done
+    return 1
+}
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 avx512=no
 grep -qw avx512bw /proc/cpuinfo && avx512=yes
 echo "Instructions per message on this CPU by single-stepping ($cpu; AVX-512 BW: $avx512; $build)."
 echo
-printf '| message | jsonrpc-slice | jsonrpc-slice, no std |'
-printf ' %s |' "${baselines[@]}"
-printf ' best baseline ÷ jsonrpc-slice | target (best ÷ 3) | met |\n'
-printf '|---|---:|---:|'
-printf -- '---:|%.0s' "${baselines[@]}"
-printf -- '---:|---:|:---:|\n'
-job() { # job IMPL: the bench's arguments for IMPL on the row $stem, N left off
-    if [ "$stem" = reply ]; then echo "reply $1"; else echo "$1 $stem"; fi
-}
-for stem in "${stems[@]}"; do
-    # shellcheck disable=SC2046
-    slice=$(steps "$exe" $(job jsonrpc-slice))
-    # shellcheck disable=SC2046
-    no_std=$(steps "$exe_no_std" $(job jsonrpc-slice))
-    counts=()
-    for imp in "${baselines[@]}"; do
-        # shellcheck disable=SC2046
-        counts+=("$(steps "$exe" $(job "$imp"))")
-    done
-    best=$(printf '%s\n' "${counts[@]}" | sort -g | head -n 1)
-    awk -v name="$stem" -v s="$slice" -v ns="$no_std" -v best="$best" -v cs="${counts[*]}" 'BEGIN {
-        n = split(cs, c, " ")
-        line = sprintf("| %s | %d | %d |", name, s, ns)
-        for (k = 1; k <= n; k++) line = line sprintf(" %d |", c[k])
-        t = best / 3
-        line = line sprintf(" %.2f× | ≤ %d | %s |", best / s, t, s <= t ? "yes" : "**no**")
-        print line
-    }'
+table_header
+for file in $files; do
+    stem=$(basename "$file" .json)
+    wanted "$stem" || continue
+    mapfile -t row_counts < <(counts IMPL "$stem")
+    row "$stem" "$(stat -c %s "$file")" "${row_counts[@]}"
 done
+if wanted reply; then
+    mapfile -t row_counts < <(counts reply IMPL)
+    row reply 61 "${row_counts[@]}"
+fi
 echo
 echo "Target: one third of the best baseline of the row, measured in this run."
